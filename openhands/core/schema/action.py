@@ -1,0 +1,32 @@
+from enum import Enum
+
+
+class ActionType(str, Enum):
+    """The ``action`` type strings of the wire format."""
+
+    MESSAGE = "message"
+    SYSTEM = "system"
+    START = "start"
+    READ = "read"
+    WRITE = "write"
+    EDIT = "edit"
+    RUN = "run"
+    RUN_IPYTHON = "run_ipython"
+    BROWSE = "browse"
+    BROWSE_INTERACTIVE = "browse_interactive"
+    MCP = "call_tool_mcp"
+    DELEGATE = "delegate"
+    THINK = "think"
+    FINISH = "finish"
+    REJECT = "reject"
+    NULL = "null"
+    PAUSE = "pause"
+    RESUME = "resume"
+    STOP = "stop"
+    CHANGE_AGENT_STATE = "change_agent_state"
+    PUSH = "push"
+    SEND_PR = "send_pr"
+    RECALL = "recall"
+    CONDENSATION = "condensation"
+    CONDENSATION_REQUEST = "condensation_request"
+    TASK_TRACKING = "task_tracking"

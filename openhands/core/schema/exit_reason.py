@@ -1,0 +1,7 @@
+from enum import Enum
+
+
+class ExitReason(str, Enum):
+    INTENTIONAL = "intentional"
+    INTERRUPTED = "interrupted"
+    ERROR = "error"
