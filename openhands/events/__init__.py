@@ -1,0 +1,3 @@
+from openhands.events.event import Event, EventSource, RecallType
+
+__all__ = ["Event", "EventSource", "RecallType"]

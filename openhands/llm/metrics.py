@@ -138,7 +138,9 @@ class Metrics:
         self._costs += other.costs
         self._token_usages += other.token_usages
         self._response_latencies += other.response_latencies
-        self._accumulated_token_usage = self._accumulated_token_usage + other.accumulated_token_usage
+        self._accumulated_token_usage = (
+            self._accumulated_token_usage + other.accumulated_token_usage
+        )
 
     def diff(self, baseline: Metrics) -> Metrics:
         """What was added since ``baseline`` (a copy taken earlier of this object)."""

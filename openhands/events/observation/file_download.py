@@ -1,0 +1,15 @@
+from dataclasses import dataclass
+
+from openhands.core.schema import ObservationType
+from openhands.events.observation.observation import Observation
+
+
+@dataclass
+class FileDownloadObservation(Observation):
+    file_path: str
+
+    observation = ObservationType.DOWNLOAD.value
+
+    @property
+    def message(self) -> str:
+        return f"Downloaded the file at location: {self.file_path}"

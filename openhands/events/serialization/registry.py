@@ -1,0 +1,66 @@
+"""Type string → class tables, and each class's declared field names (cached once)."""
+
+from __future__ import annotations
+
+import dataclasses
+from functools import cache
+
+from openhands.events import action as _actions
+from openhands.events import observation as _observations
+from openhands.events.action.action import Action
+from openhands.events.observation.observation import Observation
+
+ACTION_CLASSES: tuple[type[Action], ...] = (
+    _actions.MessageAction,
+    _actions.SystemMessageAction,
+    _actions.CmdRunAction,
+    _actions.IPythonRunCellAction,
+    _actions.BrowseURLAction,
+    _actions.BrowseInteractiveAction,
+    _actions.FileReadAction,
+    _actions.FileWriteAction,
+    _actions.FileEditAction,
+    _actions.MCPAction,
+    _actions.AgentThinkAction,
+    _actions.AgentFinishAction,
+    _actions.AgentRejectAction,
+    _actions.AgentDelegateAction,
+    _actions.RecallAction,
+    _actions.ChangeAgentStateAction,
+    _actions.NullAction,
+    _actions.CondensationAction,
+    _actions.CondensationRequestAction,
+    _actions.TaskTrackingAction,
+)
+
+OBSERVATION_CLASSES: tuple[type[Observation], ...] = (
+    _observations.NullObservation,
+    _observations.CmdOutputObservation,
+    _observations.IPythonRunCellObservation,
+    _observations.BrowserOutputObservation,
+    _observations.FileReadObservation,
+    _observations.FileWriteObservation,
+    _observations.FileEditObservation,
+    _observations.AgentDelegateObservation,
+    _observations.SuccessObservation,
+    _observations.ErrorObservation,
+    _observations.AgentStateChangedObservation,
+    _observations.UserRejectObservation,
+    _observations.AgentCondensationObservation,
+    _observations.AgentThinkObservation,
+    _observations.RecallObservation,
+    _observations.MCPObservation,
+    _observations.FileDownloadObservation,
+    _observations.TaskTrackingObservation,
+)
+
+ACTION_TYPE_TO_CLASS: dict[str, type[Action]] = {cls.action: cls for cls in ACTION_CLASSES}
+OBSERVATION_TYPE_TO_CLASS: dict[str, type[Observation]] = {
+    cls.observation: cls for cls in OBSERVATION_CLASSES
+}
+
+
+@cache
+def field_names(cls: type) -> tuple[str, ...]:
+    """Declared dataclass fields in declaration order: the body of ``args``/``extras``."""
+    return tuple(f.name for f in dataclasses.fields(cls))

@@ -1,0 +1,281 @@
+"""Write side of a conversation's events: ids, persistence, secret masking, pub/sub (events.md §9).
+
+Design notes (where we differ from the reference, on purpose):
+- Ids are assigned, the event file is written and delivery is queued under one lock, so
+  files appear in id order and every subscriber sees events in id order even when many
+  threads add events at once. A write that fails gives its id back: the store never has
+  gaps, and a reopened stream continues exactly after the newest event on disk.
+- Files are written through the FileStore; the local store writes to a temporary file and
+  renames it, so a process killed at any instant leaves no half-written event.
+- The write page is re-filled from disk on reopen, so cache pages stay aligned to 25.
+- No dispatcher hop: add_event puts the masked dict straight on each callback's queue;
+  the callback's own worker thread rebuilds its private copy of the event from it.
+- Secret masking also covers ``message`` and strings inside lists (the reference leaks both).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import queue
+import threading
+from collections.abc import Callable
+from datetime import datetime
+from enum import Enum
+from typing import Any
+
+import orjson
+
+from openhands.events.event import Event, EventSource
+from openhands.events.event_store import EventStore
+from openhands.events.serialization.event import event_from_dict, event_to_dict
+from openhands.storage.files import FileStore
+from openhands.storage.local import LocalFileStore
+
+logger = logging.getLogger(__name__)
+
+SECRET_PLACEHOLDER = "<secret_hidden>"
+# Top-level keys that identify an event; never masked.
+_PROTECTED_KEYS = frozenset({"timestamp", "id", "source", "cause", "action", "observation"})
+_LARGE_EVENT_BYTES = 1_000_000
+_CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0)
+
+
+class EventStreamSubscriber(str, Enum):
+    AGENT_CONTROLLER = "agent_controller"
+    RESOLVER = "openhands_resolver"
+    SERVER = "server"
+    RUNTIME = "runtime"
+    MEMORY = "memory"
+    MAIN = "main"
+    TEST = "test"
+
+
+_STOP = object()
+
+
+class _Callback:
+    """One registered callback, run by its own worker thread that owns an asyncio loop.
+
+    The worker takes events from a FIFO queue one at a time, so the callback sees them in
+    the order they were queued, and a slow callback delays nobody but itself.
+    """
+
+    def __init__(self, subscriber_id: str, callback_id: str, callback: Callable[[Event], Any]):
+        self.callback = callback
+        self.subscriber_id = subscriber_id
+        self.callback_id = callback_id
+        self.dropped = False
+        self.queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self.thread = threading.Thread(
+            target=self._run, name=f"event-{subscriber_id}-{callback_id}", daemon=True
+        )
+        self.thread.start()
+
+    def _run(self) -> None:
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+        try:
+            while True:
+                data = self.queue.get()
+                if data is _STOP:
+                    return
+                if self.dropped:
+                    continue
+                try:
+                    # Each callback gets its own copy, rebuilt from the masked dict: no
+                    # subscriber can see secrets or another subscriber's mutations.
+                    self.callback(event_from_dict(data))
+                except Exception:
+                    logger.exception(
+                        "Error in event callback %s for subscriber %s",
+                        self.callback_id,
+                        self.subscriber_id,
+                    )
+        finally:
+            for task in asyncio.all_tasks(loop):
+                task.cancel()
+            loop.close()
+
+    def stop(self, drop_pending: bool) -> None:
+        """Let queued deliveries run (unsubscribe) or drop them (close), then end the thread."""
+        self.dropped = drop_pending
+        self.queue.put(_STOP)
+
+
+class EventStream(EventStore):
+    def __init__(self, sid: str, file_store: FileStore, user_id: str | None = None) -> None:
+        super().__init__(sid, file_store, user_id)
+        self._lock = threading.Lock()
+        self._subscribers: dict[str, dict[str, _Callback]] = {}
+        self._delivery_order: list[_Callback] = []
+        self._secrets: dict[str, str] = {}
+        self._secret_values: list[str] = []
+        self._closed = False
+        # JSON text of the events of the current (incomplete) cache page, by position.
+        self._page_start = 0
+        self._page: list[bytes | None] = []
+        self._local_events_dir: str | None = None
+        self._local_temp_dir = ""
+        if isinstance(file_store, LocalFileStore):
+            self._local_events_dir = file_store.get_full_path(self._events_dir)
+            self._local_temp_dir = file_store.get_full_path(f"{self._conv_dir}.event_tmp/")
+        self._load_write_page()
+
+    # --- setup ---------------------------------------------------------------------------
+
+    def _load_write_page(self) -> None:
+        """Refill the partly written page from disk so that later pages stay aligned."""
+        cur = self.cur_id
+        self._page_start = cur - cur % self.cache_size
+        self._page = []
+        for event_id in range(self._page_start, cur):
+            try:
+                text = self.file_store.read(self._event_path(event_id))
+                self._page.append(orjson.dumps(orjson.loads(text)))
+            except (FileNotFoundError, orjson.JSONDecodeError):
+                self._page.append(None)  # this block can never form a complete page
+
+    # --- secrets -------------------------------------------------------------------------
+
+    def set_secrets(self, secrets: dict[str, str]) -> None:
+        self._secrets = dict(secrets)
+        self._refresh_secret_values()
+
+    def update_secrets(self, secrets: dict[str, str]) -> None:
+        self._secrets = {**self._secrets, **secrets}
+        self._refresh_secret_values()
+
+    def _refresh_secret_values(self) -> None:
+        # Longest first, so a secret that contains another is replaced whole; empty values
+        # are skipped (they would put the marker between every character).
+        self._secret_values = sorted(
+            (v for v in self._secrets.values() if v), key=len, reverse=True
+        )
+
+    def _mask(self, value: Any, values: list[str]) -> Any:
+        if isinstance(value, str):
+            for secret in values:
+                if secret in value:
+                    value = value.replace(secret, SECRET_PLACEHOLDER)
+            return value
+        if isinstance(value, dict):
+            return {k: self._mask(v, values) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self._mask(v, values) for v in value]
+        return value
+
+    def _mask_event_dict(self, data: dict[str, Any]) -> dict[str, Any]:
+        values = self._secret_values
+        if not values:
+            return data
+        return {k: (v if k in _PROTECTED_KEYS else self._mask(v, values)) for k, v in data.items()}
+
+    # --- subscriptions -------------------------------------------------------------------
+
+    def subscribe(
+        self,
+        subscriber_id: EventStreamSubscriber | str,
+        callback: Callable[[Event], Any],
+        callback_id: str,
+    ) -> None:
+        key = subscriber_id.value if isinstance(subscriber_id, Enum) else subscriber_id
+        with self._lock:
+            callbacks = self._subscribers.setdefault(key, {})
+            if callback_id in callbacks:
+                raise ValueError(f"Callback ID on subscriber {key} already exists: {callback_id}")
+            callbacks[callback_id] = _Callback(key, callback_id, callback)
+            self._rebuild_delivery_order()
+
+    def unsubscribe(self, subscriber_id: EventStreamSubscriber | str, callback_id: str) -> None:
+        key = subscriber_id.value if isinstance(subscriber_id, Enum) else subscriber_id
+        with self._lock:
+            entry = self._subscribers.get(key, {}).pop(callback_id, None)
+            if entry is None:
+                logger.warning("Callback %s of subscriber %s is not subscribed", callback_id, key)
+                return
+            if not self._subscribers[key]:
+                del self._subscribers[key]
+            self._rebuild_delivery_order()
+        entry.stop(drop_pending=False)
+
+    def _rebuild_delivery_order(self) -> None:
+        self._delivery_order = [
+            cb for key in sorted(self._subscribers) for cb in self._subscribers[key].values()
+        ]
+
+    # --- writing -------------------------------------------------------------------------
+
+    def add_event(self, event: Event, source: EventSource) -> None:
+        if event.id != Event.INVALID_ID:
+            raise ValueError(
+                f"Event already has an ID: {event.id}. It was probably added back to the "
+                "EventStream from inside a handler, which would trigger a loop."
+            )
+        event._timestamp = datetime.now().isoformat()
+        event._source = source if isinstance(source, EventSource) else EventSource(source)
+        with self._lock:
+            event_id = self.cur_id
+            event.id = event_id
+            try:
+                data = self._mask_event_dict(event_to_dict(event))
+                text = orjson.dumps(data)
+                if len(text) > _LARGE_EVENT_BYTES:
+                    logger.warning("Event %s is large: %d bytes", event_id, len(text))
+                self._write_event_file(event_id, text)
+            except BaseException:
+                event.id = Event.INVALID_ID  # the id is not consumed: no gaps on disk
+                raise
+            self._cur_id = event_id + 1
+            self._append_to_page(event_id, text)
+            for cb in self._delivery_order:
+                cb.queue.put(data)
+
+    def _write_event_file(self, event_id: int, text: bytes) -> None:
+        if self._local_events_dir is None:
+            self.file_store.write(self._event_path(event_id), text)
+            return
+        # Local disk fast path: write a temporary file, then rename it into place, so the
+        # event file appears complete or not at all. The temporary files live in their own
+        # directory (same file system), which keeps the events directory cheap to update.
+        temp = f"{self._local_temp_dir}{event_id}"
+        try:
+            fd = os.open(temp, _CREATE_FLAGS, 0o644)
+        except FileNotFoundError:
+            os.makedirs(self._local_temp_dir, exist_ok=True)
+            os.makedirs(self._local_events_dir, exist_ok=True)
+            fd = os.open(temp, _CREATE_FLAGS, 0o644)
+        try:
+            os.write(fd, text)
+        finally:
+            os.close(fd)
+        os.replace(temp, f"{self._local_events_dir}{event_id}.json")
+
+    def _append_to_page(self, event_id: int, text: bytes) -> None:
+        if event_id - self._page_start >= self.cache_size or event_id < self._page_start:
+            self._page_start = event_id - event_id % self.cache_size
+            self._page = [None] * (event_id - self._page_start)
+        self._page.append(text)
+        if len(self._page) < self.cache_size:
+            return
+        entries, start = self._page, self._page_start
+        self._page_start, self._page = start + self.cache_size, []
+        if any(e is None for e in entries):
+            return
+        try:
+            self.file_store.write(self._page_path(start), b"[" + b",".join(entries) + b"]")  # type: ignore[arg-type]
+        except Exception:
+            # The events themselves are safe; reads fall back to per-event files.
+            logger.exception("Could not write event cache page %s", start)
+
+    # --- lifecycle -----------------------------------------------------------------------
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            callbacks = self._delivery_order
+            self._subscribers.clear()
+            self._delivery_order = []
+        for cb in callbacks:
+            cb.stop(drop_pending=True)
