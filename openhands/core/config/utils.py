@@ -1,0 +1,188 @@
+"""Build the final config: defaults → config.toml → environment → finalize (→ CLI flags)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import secrets
+from pathlib import Path
+from typing import Any
+
+from dotenv import find_dotenv, load_dotenv
+from pydantic import BaseModel, SecretStr
+
+from openhands.core.config.agent_config import load_class
+from openhands.core.config.config_utils import DEFAULT_CONFIG_FILE
+from openhands.core.config.env_loader import load_from_env
+from openhands.core.config.openhands_config import OpenHandsConfig
+from openhands.core.config.toml_loader import get_llm_config_arg, load_from_toml
+from openhands.core.exceptions import ConfigurationError
+from openhands.core.logger import openhands_logger, register_secret, set_log_level
+
+JWT_SECRET_FILE = ".jwt_secret"
+USER_CONFIG_FILE = "~/.openhands/config.toml"
+WORKSPACE_IN_SANDBOX = "/workspace"
+
+
+def load_openhands_config(
+    set_logging_levels: bool = True, config_file: str = DEFAULT_CONFIG_FILE
+) -> OpenHandsConfig:
+    """The app config from defaults, `config_file`, `.env` + environment, then finalized."""
+    load_dotenv(find_dotenv(usecwd=True))
+    config = OpenHandsConfig()
+    load_from_toml(config, config_file)
+    load_from_env(config, os.environ)
+    finalize_config(config)
+    register_custom_agents(config)
+    register_config_secrets(config)
+    if set_logging_levels and config.debug:
+        set_log_level("DEBUG")
+    return config
+
+
+# --- finalize ---------------------------------------------------------------------------
+
+
+def parse_volumes(volumes: str) -> list[tuple[str, str, str | None]]:
+    """`host:container[:mode]` entries, comma-separated → (abs host path, container, mode)."""
+    mounts: list[tuple[str, str, str | None]] = []
+    for entry in (item.strip() for item in volumes.split(",")):
+        if not entry:
+            continue
+        parts = entry.split(":")
+        if len(parts) not in (2, 3):
+            raise ConfigurationError(
+                f"Invalid mount {entry!r} in sandbox.volumes; "
+                "expected 'host_path:container_path[:mode]'"
+            )
+        mode = parts[2] if len(parts) == 3 else None
+        mounts.append((os.path.abspath(os.path.expanduser(parts[0])), parts[1], mode))
+    return mounts
+
+
+def _apply_workspace_mounts(cfg: OpenHandsConfig) -> None:
+    if cfg.sandbox.volumes:
+        for host_path, container_path, _mode in parse_volumes(cfg.sandbox.volumes):
+            if container_path == WORKSPACE_IN_SANDBOX:
+                cfg.workspace_base = host_path
+                cfg.workspace_mount_path = host_path
+                cfg.workspace_mount_path_in_sandbox = container_path
+    elif cfg.workspace_base is not None:
+        # Deprecated form: workspace_base alone names the host directory to mount.
+        cfg.workspace_base = os.path.abspath(cfg.workspace_base)
+        if cfg.workspace_mount_path is None:
+            cfg.workspace_mount_path = cfg.workspace_base
+    if cfg.workspace_mount_rewrite and cfg.workspace_mount_path:
+        source, _, target = cfg.workspace_mount_rewrite.partition(":")
+        cfg.workspace_mount_path = cfg.workspace_mount_path.replace(source, target)
+
+
+def read_or_create_jwt_secret(cfg: OpenHandsConfig) -> str:
+    """The `.jwt_secret` of the file store, created (random) on first use."""
+    if cfg.file_store == "memory":
+        return secrets.token_hex(16)
+    if cfg.file_store == "local":
+        path = Path(os.path.expanduser(cfg.file_store_path)) / JWT_SECRET_FILE
+        if path.is_file():
+            return path.read_text(encoding="utf-8")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        value = secrets.token_hex(16)
+        path.write_text(value, encoding="utf-8")
+        path.chmod(0o600)
+        return value
+    # Remote stores (s3, google_cloud) need the storage package, which sits above this one.
+    storage: Any = importlib.import_module("openhands.storage")
+    store = storage.get_file_store(cfg.file_store, cfg.file_store_path)
+    try:
+        existing: str = store.read(JWT_SECRET_FILE)
+        return existing
+    except FileNotFoundError:
+        value = secrets.token_hex(16)
+        store.write(JWT_SECRET_FILE, value)
+        return value
+
+
+def finalize_config(cfg: OpenHandsConfig) -> None:
+    """Derive what depends on several settings; run once, after TOML and env."""
+    _apply_workspace_mounts(cfg)
+    if cfg.cache_dir:
+        Path(cfg.cache_dir).mkdir(parents=True, exist_ok=True)
+    if cfg.jwt_secret is None or not cfg.jwt_secret.get_secret_value():
+        cfg.jwt_secret = SecretStr(read_or_create_jwt_secret(cfg))
+    cfg.get_agent_config()  # the default agent always exists from here on
+    if cfg.runtime == "cli":
+        # The CLI runtime works on the host: no Jupyter kernel and no browser.
+        for agent_config in cfg.agents.values():
+            agent_config.enable_jupyter = False
+            agent_config.enable_browsing = False
+
+
+def register_custom_agents(cfg: OpenHandsConfig) -> None:
+    """Register every agent config that names a `classpath` under its section name."""
+    custom = {name: c.classpath for name, c in cfg.agents.items() if c.classpath}
+    if not custom:
+        return
+    # The agent registry sits above this package; import it only when it is needed.
+    try:
+        agent_base: Any = importlib.import_module("openhands.controller.agent").Agent
+    except (ImportError, AttributeError) as exc:
+        openhands_logger.error("Cannot register custom agents %s: %s", sorted(custom), exc)
+        return
+    for name, classpath in custom.items():
+        try:
+            agent_base.register(name, load_class(classpath))
+        except Exception as exc:  # one bad custom agent must not stop the app
+            openhands_logger.error("Cannot register agent %r (%s): %s", name, classpath, exc)
+
+
+def register_config_secrets(value: Any) -> None:
+    """Mask every secret found in the config (SecretStr fields, MCP api keys) in the logs."""
+    if isinstance(value, SecretStr):
+        register_secret(value)
+    elif isinstance(value, BaseModel):
+        for name in type(value).model_fields:
+            field_value = getattr(value, name)
+            if name == "api_key" and isinstance(field_value, str):
+                register_secret(field_value)
+            else:
+                register_config_secrets(field_value)
+    elif isinstance(value, dict):
+        for item in value.values():
+            register_config_secrets(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            register_config_secrets(item)
+
+
+# --- CLI flags ----------------------------------------------------------------------------
+
+
+def setup_config_from_args(args: argparse.Namespace) -> OpenHandsConfig:
+    """Load the config, then apply the CLI flags (they win over everything)."""
+    config_file = getattr(args, "config_file", None) or DEFAULT_CONFIG_FILE
+    config = load_openhands_config(config_file=config_file)
+
+    if getattr(args, "llm_config", None):
+        name = args.llm_config
+        llm_config = config.llms.get(name)
+        if llm_config is None:
+            llm_config = get_llm_config_arg(name, config_file)
+        if llm_config is None:
+            llm_config = get_llm_config_arg(name, os.path.expanduser(USER_CONFIG_FILE))
+        if llm_config is None:
+            raise ConfigurationError(f"Cannot find the LLM config [llm.{name}] in {config_file}")
+        register_config_secrets(llm_config)
+        config.set_llm_config(llm_config)
+
+    if getattr(args, "agent_cls", None):
+        config.default_agent = args.agent_cls
+    if getattr(args, "max_iterations", None) is not None:
+        config.max_iterations = args.max_iterations
+    if getattr(args, "max_budget_per_task", None) is not None:
+        config.max_budget_per_task = args.max_budget_per_task
+    if getattr(args, "selected_repo", None):
+        config.sandbox.selected_repo = args.selected_repo
+    if getattr(args, "replay_trajectory_path", None):
+        config.replay_trajectory_path = args.replay_trajectory_path
+    return config

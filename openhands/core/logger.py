@@ -1,0 +1,268 @@
+"""The `openhands` logger: level and sinks from the environment, secrets masked in every record.
+
+Environment:
+- ``LOG_LEVEL`` (default INFO); ``DEBUG=true`` forces DEBUG.
+- ``LOG_TO_FILE`` (default: on when the level is DEBUG) writes to ``LOG_DIR`` (default ``./logs``).
+- ``LOG_JSON=true`` emits one JSON object per line instead of text.
+- ``LOG_ALL_EVENTS`` / ``DEBUG_LLM`` enable the prompt and response loggers.
+
+Importing this module only creates loggers and handlers; it never touches the network.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+import threading
+from collections.abc import Iterable
+from datetime import UTC, datetime
+
+from pydantic import SecretStr
+
+_TRUE_VALUES = frozenset({"true", "1", "yes", "on"})
+
+
+def _env_flag(name: str, default: bool = False) -> bool:
+    value = os.environ.get(name)
+    if value is None or value == "":
+        return default
+    return value.strip().lower() in _TRUE_VALUES
+
+
+DEBUG: bool = _env_flag("DEBUG")
+DEBUG_LLM: bool = _env_flag("DEBUG_LLM")
+LOG_ALL_EVENTS: bool = _env_flag("LOG_ALL_EVENTS")
+LOG_LEVEL: str = "DEBUG" if DEBUG else os.environ.get("LOG_LEVEL", "INFO").strip().upper()
+LOG_TO_FILE: bool = _env_flag("LOG_TO_FILE", default=LOG_LEVEL == "DEBUG")
+LOG_JSON: bool = _env_flag("LOG_JSON")
+LOG_DIR: str = os.path.abspath(os.environ.get("LOG_DIR") or os.path.join(os.getcwd(), "logs"))
+
+MASK = "******"
+
+# Environment variable names containing one of these look like they hold a secret.
+SECRET_NAME_MARKERS: tuple[str, ...] = (
+    "API_KEY",
+    "ACCESS_KEY",
+    "PRIVATE_KEY",
+    "SECRET",
+    "TOKEN",
+    "PASSWORD",
+    "PASSWD",
+    "CREDENTIAL",
+    "AUTH_KEY",
+)
+# Values this short or this common would garble every log line if masked.
+_MIN_SECRET_LENGTH = 8
+_NOT_SECRETS = frozenset({"true", "false", "none", "null", "yes", "no"})
+
+
+def _level_from_name(name: str) -> int:
+    level = logging.getLevelName(name)
+    return level if isinstance(level, int) else logging.INFO
+
+
+# --- secret masking -----------------------------------------------------------------
+
+_registered_secrets: set[str] = set()
+_secrets_lock = threading.Lock()
+
+
+def register_secret(value: str | SecretStr | None) -> None:
+    """Mask this value wherever it appears in a log record from now on."""
+    if value is None:
+        return
+    raw = value.get_secret_value() if isinstance(value, SecretStr) else value
+    if _is_maskable(raw):
+        with _secrets_lock:
+            _registered_secrets.add(raw)
+
+
+def unregister_secret(value: str | SecretStr) -> None:
+    raw = value.get_secret_value() if isinstance(value, SecretStr) else value
+    with _secrets_lock:
+        _registered_secrets.discard(raw)
+
+
+def clear_registered_secrets() -> None:
+    with _secrets_lock:
+        _registered_secrets.clear()
+
+
+def _is_maskable(value: str) -> bool:
+    stripped = value.strip()
+    return len(stripped) >= _MIN_SECRET_LENGTH and stripped.lower() not in _NOT_SECRETS
+
+
+def is_secret_name(name: str) -> bool:
+    upper = name.upper()
+    return any(marker in upper for marker in SECRET_NAME_MARKERS)
+
+
+def current_secrets() -> list[str]:
+    """Secret values from the environment and the registry, longest first."""
+    values = {
+        value for name, value in os.environ.items() if is_secret_name(name) and _is_maskable(value)
+    }
+    with _secrets_lock:
+        values.update(_registered_secrets)
+    return sorted(values, key=len, reverse=True)
+
+
+def mask_secrets(text: str, secrets: Iterable[str] | None = None) -> str:
+    for secret in current_secrets() if secrets is None else secrets:
+        if secret in text:
+            text = text.replace(secret, MASK)
+    return text
+
+
+class SensitiveDataFilter(logging.Filter):
+    """Rewrites each record so that no known secret survives in its message or traceback."""
+
+    _exception_formatter = logging.Formatter()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        secrets = current_secrets()
+        if not secrets:
+            return True
+        try:
+            message = record.getMessage()
+        except Exception:  # a bad format string: leave the record for logging to report
+            return True
+        record.msg = mask_secrets(message, secrets)
+        record.args = None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = self._exception_formatter.formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = mask_secrets(record.exc_text, secrets)
+        if record.stack_info:
+            record.stack_info = mask_secrets(record.stack_info, secrets)
+        return True
+
+
+# --- formatting and handlers ----------------------------------------------------------
+
+TEXT_FORMAT = "%(asctime)s - %(levelname)s - %(name)s:%(filename)s:%(lineno)d - %(message)s"
+_RESERVED_RECORD_KEYS = frozenset(vars(logging.makeLogRecord({})).keys()) | {"message", "asctime"}
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per record; `extra=` fields are included as top-level keys."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        payload: dict[str, object] = {
+            "timestamp": datetime.fromtimestamp(record.created, tz=UTC).isoformat(),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+            "location": f"{record.filename}:{record.lineno}",
+        }
+        for key, value in vars(record).items():
+            if key not in _RESERVED_RECORD_KEYS and not key.startswith("_"):
+                payload[key] = value
+        if record.exc_info and not record.exc_text:
+            record.exc_text = self.formatException(record.exc_info)
+        if record.exc_text:
+            payload["exception"] = record.exc_text
+        return json.dumps(payload, default=str)
+
+
+def _formatter(use_json: bool) -> logging.Formatter:
+    return JsonFormatter() if use_json else logging.Formatter(TEXT_FORMAT)
+
+
+def get_console_handler(level: int, use_json: bool = LOG_JSON) -> logging.Handler:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setLevel(level)
+    handler.setFormatter(_formatter(use_json))
+    handler.addFilter(SensitiveDataFilter())
+    return handler
+
+
+def get_file_handler(
+    log_dir: str, level: int, filename: str | None = None, use_json: bool = LOG_JSON
+) -> logging.Handler:
+    os.makedirs(log_dir, exist_ok=True)
+    name = filename or f"openhands_{datetime.now():%Y-%m-%d}.log"
+    handler = logging.FileHandler(os.path.join(log_dir, name), encoding="utf-8")
+    handler.setLevel(level)
+    handler.setFormatter(_formatter(use_json))
+    handler.addFilter(SensitiveDataFilter())
+    return handler
+
+
+def _build_openhands_logger() -> logging.Logger:
+    logger = logging.getLogger("openhands")
+    level = _level_from_name(LOG_LEVEL)
+    logger.setLevel(level)
+    # The filter on the logger masks the record itself, so handlers further up the tree
+    # (pytest's caplog, an embedding app's root handler) see the masked text as well.
+    logger.addFilter(SensitiveDataFilter())
+    if not any(getattr(h, "_openhands_console", False) for h in logger.handlers):
+        console = get_console_handler(level)
+        console._openhands_console = True  # type: ignore[attr-defined]
+        logger.addHandler(console)
+    if LOG_TO_FILE:
+        logger.addHandler(get_file_handler(LOG_DIR, level))
+    return logger
+
+
+openhands_logger: logging.Logger = _build_openhands_logger()
+
+
+def set_log_level(level: int | str) -> None:
+    """Change the level of `openhands_logger` and of all its handlers."""
+    numeric = _level_from_name(level.upper()) if isinstance(level, str) else level
+    openhands_logger.setLevel(numeric)
+    for handler in openhands_logger.handlers:
+        handler.setLevel(numeric)
+
+
+# --- prompt / response loggers ------------------------------------------------------------
+
+
+def _build_llm_logger(name: str) -> logging.Logger:
+    logger = logging.getLogger(name)
+    logger.propagate = False
+    logger.setLevel(logging.DEBUG)
+    logger.addFilter(SensitiveDataFilter())
+    enabled = LOG_ALL_EVENTS or DEBUG_LLM
+    logger.disabled = not enabled
+    if enabled and not logger.handlers:
+        if LOG_TO_FILE:
+            logger.addHandler(
+                get_file_handler(os.path.join(LOG_DIR, "llm"), logging.DEBUG, f"{name}.log")
+            )
+        else:
+            logger.addHandler(get_console_handler(logging.DEBUG))
+    return logger
+
+
+llm_prompt_logger: logging.Logger = _build_llm_logger("prompt")
+llm_response_logger: logging.Logger = _build_llm_logger("response")
+
+__all__ = [
+    "DEBUG",
+    "DEBUG_LLM",
+    "LOG_ALL_EVENTS",
+    "LOG_DIR",
+    "LOG_JSON",
+    "LOG_LEVEL",
+    "LOG_TO_FILE",
+    "MASK",
+    "JsonFormatter",
+    "SensitiveDataFilter",
+    "clear_registered_secrets",
+    "current_secrets",
+    "get_console_handler",
+    "get_file_handler",
+    "is_secret_name",
+    "llm_prompt_logger",
+    "llm_response_logger",
+    "mask_secrets",
+    "openhands_logger",
+    "register_secret",
+    "set_log_level",
+    "unregister_secret",
+]
