@@ -1,0 +1,1 @@
+"""Git-provider integrations. For now only the data types the storage layer persists."""

@@ -1,0 +1,1 @@
+"""Persisted data models: conversation metadata, settings and user secrets."""

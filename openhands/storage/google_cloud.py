@@ -1,0 +1,67 @@
+"""FileStore on a Google Cloud Storage bucket. Needs the ``gcs`` extra."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from openhands.storage.files import FileStore
+from openhands.storage.object_keys import directory_prefix, immediate_children, object_path
+
+
+class GoogleCloudFileStore(FileStore):
+    """Blobs in one bucket; blob names are the store paths.
+
+    The bucket defaults to env ``GOOGLE_CLOUD_BUCKET_NAME``. Credentials come from
+    ``GOOGLE_APPLICATION_CREDENTIALS``; without it the client is anonymous.
+    """
+
+    def __init__(self, bucket_name: str | None = None) -> None:
+        try:
+            from google.api_core.exceptions import NotFound
+            from google.cloud import storage
+        except ImportError as error:
+            raise ImportError(
+                "GoogleCloudFileStore needs google-cloud-storage; install the 'gcs' extra "
+                "(pip install 'openhands[gcs]')"
+            ) from error
+        if bucket_name is None:
+            bucket_name = os.environ.get("GOOGLE_CLOUD_BUCKET_NAME")
+            if not bucket_name:
+                raise ValueError(
+                    "GoogleCloudFileStore needs a bucket name or GOOGLE_CLOUD_BUCKET_NAME"
+                )
+        self._not_found: type[Exception] = NotFound
+        if os.getenv("GOOGLE_APPLICATION_CREDENTIALS"):
+            self.storage_client: Any = storage.Client()
+        else:
+            self.storage_client = storage.Client.create_anonymous_client()
+        self.bucket: Any = self.storage_client.bucket(bucket_name)
+
+    def write(self, path: str, contents: str | bytes) -> None:
+        blob = self.bucket.blob(path)
+        if isinstance(contents, bytes):
+            blob.upload_from_string(contents, content_type="application/octet-stream")
+        else:
+            blob.upload_from_string(contents.encode("utf-8"), content_type="text/plain")
+
+    def read(self, path: str) -> str:
+        try:
+            data: bytes = self.bucket.blob(path).download_as_bytes()
+        except self._not_found as error:
+            raise FileNotFoundError(path) from error
+        return data.decode("utf-8")
+
+    def list(self, path: str) -> list[str]:
+        prefix = directory_prefix(path)
+        names = (blob.name for blob in self.bucket.list_blobs(prefix=prefix))
+        return immediate_children(prefix, names)
+
+    def delete(self, path: str) -> None:
+        name = object_path(path)
+        for blob in self.bucket.list_blobs(prefix=f"{name}/"):
+            blob.delete()
+        try:
+            self.bucket.blob(name).delete()
+        except self._not_found:
+            pass

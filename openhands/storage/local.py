@@ -1,0 +1,141 @@
+"""FileStore on the local disk, with crash-safe (atomic) writes by default."""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import os
+import shutil
+
+from openhands.storage.files import FileStore
+
+logger = logging.getLogger(__name__)
+
+# Temporary files of in-flight atomic writes are named ``.<name>.<pid>-<n>.oh-tmp`` in the
+# target's own directory (so ``os.replace`` never crosses a file system). ``list`` hides
+# them: a process killed between creating one and renaming it leaves only such debris.
+TEMP_SUFFIX = ".oh-tmp"
+_temp_counter = itertools.count()
+
+_WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0)
+_PUBLIC_MODE = 0o666  # narrowed by the process umask, as open() does
+_PRIVATE_MODE = 0o600
+
+
+class LocalFileStore(FileStore):
+    """Files under ``root`` on the local file system.
+
+    ``atomic`` (default on): each write goes to a temporary file in the target directory,
+    which then replaces the target in one ``os.replace``. A reader, or a process restarted
+    after a crash at any instant, sees either the old or the new complete file, never a
+    partial one. ``fsync`` additionally flushes the file and its directory to disk before
+    returning; it is off by default because the event stream needs thousands of writes/s.
+    """
+
+    def __init__(self, root: str, *, atomic: bool = True, fsync: bool = False) -> None:
+        if root.startswith("~"):
+            root = os.path.expanduser(root)
+        self.root = os.path.abspath(root)
+        self.atomic = atomic
+        self.fsync = fsync
+        self._root_prefix = self.root.rstrip(os.sep) + os.sep
+        os.makedirs(self.root, exist_ok=True)
+
+    def get_full_path(self, path: str) -> str:
+        """Map a store path to an absolute path under the root (leading ``/`` stripped)."""
+        relative = path.lstrip("/")
+        full = self._root_prefix + relative
+        if ".." in relative:
+            normalized = os.path.normpath(full)
+            if normalized != self.root and not normalized.startswith(self._root_prefix):
+                raise ValueError(f"Path escapes the file store root: {path!r}")
+        return full
+
+    # --- write -----------------------------------------------------------------------
+
+    def write(self, path: str, contents: str | bytes) -> None:
+        self._write(self.get_full_path(path), contents, private=False)
+
+    def write_private(self, path: str, contents: str | bytes) -> None:
+        """Write a secrets file: created with mode 0600 (also its temporary file)."""
+        self._write(self.get_full_path(path), contents, private=True)
+
+    def _write(self, full_path: str, contents: str | bytes, *, private: bool) -> None:
+        data = contents.encode("utf-8") if isinstance(contents, str) else contents
+        if not self.atomic:
+            self._write_file(full_path, data, private=private)
+            return
+        directory, _, name = full_path.rpartition("/")
+        temp_path = f"{directory}/.{name}.{os.getpid()}-{next(_temp_counter)}{TEMP_SUFFIX}"
+        try:
+            self._write_file(temp_path, data, private=private)
+            os.replace(temp_path, full_path)
+        except BaseException:
+            try:
+                os.unlink(temp_path)
+            except OSError:
+                pass
+            raise
+        if self.fsync:
+            _fsync_directory(directory)
+
+    def _write_file(self, file_path: str, data: bytes, *, private: bool) -> None:
+        mode = _PRIVATE_MODE if private else _PUBLIC_MODE
+        try:
+            fd = os.open(file_path, _WRITE_FLAGS, mode)
+        except FileNotFoundError:
+            # Parents are created only when missing: the common case (directory already
+            # there) costs no extra system call, and a directory removed behind our back
+            # is simply re-created.
+            os.makedirs(os.path.dirname(file_path), exist_ok=True)
+            fd = os.open(file_path, _WRITE_FLAGS, mode)
+        try:
+            if private:
+                # The umask may have narrowed the mode and an existing file keeps its old
+                # one; either way the result must be exactly owner read/write.
+                os.fchmod(fd, _PRIVATE_MODE)
+            view = memoryview(data)
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+            if self.fsync:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    # --- read / list / delete ----------------------------------------------------------
+
+    def read(self, path: str) -> str:
+        with open(self.get_full_path(path), "rb") as file:
+            return file.read().decode("utf-8")
+
+    def list(self, path: str) -> list[str]:
+        prefix = path if not path or path.endswith("/") else path + "/"
+        entries: list[str] = []
+        with os.scandir(self.get_full_path(path)) as children:
+            for child in children:
+                name = child.name
+                if name.endswith(TEMP_SUFFIX) and name.startswith("."):
+                    continue
+                entries.append(f"{prefix}{name}/" if child.is_dir() else prefix + name)
+        return entries
+
+    def delete(self, path: str) -> None:
+        full_path = self.get_full_path(path)
+        try:
+            if os.path.isdir(full_path) and not os.path.islink(full_path):
+                shutil.rmtree(full_path)
+            else:
+                os.remove(full_path)
+        except FileNotFoundError:
+            pass
+        except OSError as error:
+            logger.error("Error deleting %s from the local file store: %s", path, error)
+
+
+def _fsync_directory(directory: str) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
