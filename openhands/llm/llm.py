@@ -1,0 +1,292 @@
+"""The LLM wrapper: one configured model, called through LiteLLM with retries and metrics."""
+
+from __future__ import annotations
+
+import copy
+import os
+import time
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+with warnings.catch_warnings():
+    # LiteLLM's types build their pydantic schemas lazily and warn (harmlessly) while at it;
+    # build them here, once, where the warning can be silenced.
+    warnings.simplefilter("ignore")
+    import litellm
+    from litellm.types.utils import Message as LiteLLMMessage
+    from litellm.types.utils import ModelResponse
+
+    ModelResponse()
+
+from openhands.core.config import LLMConfig
+from openhands.core.exceptions import LLMNoResponseError
+from openhands.core.logger import openhands_logger as logger
+from openhands.core.message import Message
+from openhands.llm.call_params import build_call_params, rewrite_openhands_model
+from openhands.llm.completion_log import write_completion_log
+from openhands.llm.cost import CostUnavailable, completion_cost
+from openhands.llm.fn_call_converter import (
+    convert_fncall_messages_to_non_fncall_messages,
+    convert_non_fncall_messages_to_fncall_messages,
+)
+from openhands.llm.fn_call_tags import STOP_WORD
+from openhands.llm.metrics import Metrics
+from openhands.llm.model_features import ModelFeatures, get_features
+from openhands.llm.model_info import (
+    fetch_model_info,
+    resolve_max_input_tokens,
+    resolve_max_output_tokens,
+)
+from openhands.llm.retry_mixin import RetryListener, RetryMixin
+
+# LiteLLM prints a "give feedback" banner on every exception unless told not to.
+litellm.suppress_debug_info = True
+
+FORCE_VISION_ENV = "OPENHANDS_FORCE_VISION"
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_STRING_SERIALIZER_MODELS = ("deepseek", "openrouter/anthropic/claude-sonnet-4")
+_NO_EXAMPLE_MODELS = ("openhands-lm", "devstral")
+
+MessageLike = Message | dict[str, Any]
+
+
+class LLM(RetryMixin):
+    """One model for one service (``agent``, ``condenser``, ...), called through LiteLLM.
+
+    ``completion(messages=..., tools=..., **kwargs)`` accepts :class:`Message` objects or
+    plain dicts and returns LiteLLM's ``ModelResponse``. For models without native tool
+    calling, tools are mocked in the prompt (see ``fn_call_converter``) and the response
+    still carries native ``tool_calls``.
+    """
+
+    def __init__(
+        self,
+        config: LLMConfig,
+        service_id: str,
+        metrics: Metrics | None = None,
+        retry_listener: RetryListener | None = None,
+    ) -> None:
+        # What the caller asked for; ``config`` below gets resolved defaults and rewrites.
+        self.original_config = copy.deepcopy(config)
+        self.config = copy.deepcopy(config)
+        rewrite_openhands_model(self.config)
+        self.service_id = service_id
+        self.metrics = metrics if metrics is not None else Metrics(model_name=self.config.model)
+        self.retry_listener = retry_listener
+        self.cost_metric_supported = True
+        self.features: ModelFeatures = get_features(self.config.model)
+        self.model_info = fetch_model_info(self.config.model)
+        self.config.max_input_tokens = resolve_max_input_tokens(
+            self.config.max_input_tokens, self.model_info
+        )
+        self.config.max_output_tokens = resolve_max_output_tokens(
+            self.config.model, self.config.max_output_tokens, self.model_info
+        )
+        self._call_params = build_call_params(self.config, self.features)
+        self._tokenizer: Any = None
+        self._tokenizer_loaded = self.config.custom_tokenizer is None
+        self._completion_with_retries = self.retry_decorator(
+            num_retries=self.config.num_retries,
+            retry_min_wait=self.config.retry_min_wait,
+            retry_max_wait=self.config.retry_max_wait,
+            retry_multiplier=self.config.retry_multiplier,
+            retry_listener=self.retry_listener,
+        )(self._completion_attempt)
+
+    # --- capabilities ------------------------------------------------------------------
+
+    def is_function_calling_active(self) -> bool:
+        if self.config.native_tool_calling is not None:
+            return self.config.native_tool_calling
+        return self.features.supports_function_calling
+
+    def is_caching_prompt_active(self) -> bool:
+        return self.config.caching_prompt and self.features.supports_prompt_cache
+
+    def vision_is_active(self) -> bool:
+        return not self.config.disable_vision and self._supports_vision()
+
+    def _supports_vision(self) -> bool:
+        if os.environ.get(FORCE_VISION_ENV, "").strip().lower() in _TRUE:
+            return True
+        model = self.config.model
+        candidates = [model] + ([model.rsplit("/", 1)[1]] if "/" in model else [])
+        for candidate in candidates:
+            try:
+                if litellm.supports_vision(candidate):
+                    return True
+            except Exception:  # unknown model
+                continue
+        return bool(self.model_info and self.model_info.get("supports_vision"))
+
+    def _uses_string_serializer(self) -> bool:
+        model = self.config.model
+        if any(marker in model for marker in _STRING_SERIALIZER_MODELS):
+            return True
+        return "kimi-k2-instruct" in model and "groq" in model
+
+    # --- messages ----------------------------------------------------------------------
+
+    def format_messages_for_llm(self, messages: MessageLike | Sequence[MessageLike]) -> list[dict]:
+        """Serialize messages with this model's flags (caching, vision, function calling)."""
+        if isinstance(messages, Message | dict):
+            messages = [messages]
+        formatted: list[dict[str, Any]] = []
+        for message in messages:
+            if isinstance(message, dict):
+                formatted.append(message)
+                continue
+            message = message.model_copy(
+                update={
+                    "cache_enabled": self.is_caching_prompt_active(),
+                    "vision_enabled": self.vision_is_active(),
+                    "function_calling_enabled": self.is_function_calling_active(),
+                    "force_string_serializer": (
+                        message.force_string_serializer or self._uses_string_serializer()
+                    ),
+                }
+            )
+            formatted.append(message.model_dump())
+        return formatted
+
+    def get_token_count(self, messages: MessageLike | Sequence[MessageLike]) -> int:
+        """Tokens in ``messages`` by LiteLLM's counter for this model (0 if it cannot count)."""
+        dicts = self.format_messages_for_llm(messages)
+        try:
+            return int(
+                litellm.token_counter(
+                    model=self.config.model,
+                    messages=dicts,
+                    custom_tokenizer=self._custom_tokenizer(),
+                )
+            )
+        except Exception as exc:
+            logger.warning("Could not count tokens for model %s: %s", self.config.model, exc)
+            return 0
+
+    def _custom_tokenizer(self) -> Any:
+        if not self._tokenizer_loaded and self.config.custom_tokenizer is not None:
+            self._tokenizer_loaded = True
+            try:
+                self._tokenizer = litellm.create_pretrained_tokenizer(self.config.custom_tokenizer)
+            except Exception as exc:
+                logger.warning("Could not load tokenizer %s: %s", self.config.custom_tokenizer, exc)
+        return self._tokenizer
+
+    # --- completion --------------------------------------------------------------------
+
+    def completion(self, *args: Any, **kwargs: Any) -> ModelResponse:
+        """Call the model (with retries). ``messages`` may be passed first, positionally."""
+        if args:
+            kwargs["messages"] = args[0]
+        return self._completion_with_retries(**kwargs)
+
+    def _uses_mock_function_calling(self, kwargs: dict[str, Any]) -> bool:
+        return bool(kwargs.get("tools")) and not self.is_function_calling_active()
+
+    def _to_mock_request(
+        self, messages: list[dict], kwargs: dict[str, Any]
+    ) -> tuple[list[dict], list[dict[str, Any]]]:
+        """Describe the tools in the prompt instead of passing them (changes ``kwargs``)."""
+        model = self.config.model.lower()
+        tools = kwargs.pop("tools")
+        with_example = not any(marker in model for marker in _NO_EXAMPLE_MODELS)
+        converted = convert_fncall_messages_to_non_fncall_messages(
+            messages, tools, add_in_context_learning_example=with_example
+        )
+        if self.features.supports_stop_words and not self.config.disable_stop_word:
+            kwargs["stop"] = [STOP_WORD]
+        if "openhands-lm" in model:
+            kwargs["tool_choice"] = "none"
+        else:
+            kwargs.pop("tool_choice", None)
+        return converted, tools
+
+    def _completion_attempt(self, **kwargs: Any) -> ModelResponse:
+        messages = self.format_messages_for_llm(kwargs.pop("messages", []))
+        mock = self._uses_mock_function_calling(kwargs)
+        fncall_messages = copy.deepcopy(messages) if mock else None
+        tools: list[dict[str, Any]] = []
+        if mock:
+            messages, tools = self._to_mock_request(messages, kwargs)
+        if not messages:
+            raise ValueError("The messages list is empty. At least one message is required.")
+        if "litellm_proxy" not in self.config.model:
+            kwargs.pop("extra_body", None)
+
+        litellm.modify_params = self.config.modify_params
+        call_kwargs = {**self._call_params, **kwargs}
+        started = time.time()
+        response: ModelResponse = litellm.completion(messages=messages, **call_kwargs)
+        self.metrics.add_response_latency(max(0.0, time.time() - started), response.id or "")
+
+        if not response.choices:
+            raise LLMNoResponseError(
+                "Response choices is less than 1. Response: " + str(response)[:500]
+            )
+        raw_response = copy.deepcopy(response) if mock else None
+        if mock:
+            self._to_native_response(response, messages, tools)
+        cost = self._post_completion(response)
+        if self.config.log_completions:
+            write_completion_log(
+                self.config.log_completions_folder,
+                self.config.model,
+                messages=messages,
+                response=raw_response if mock else response,
+                kwargs=kwargs,
+                cost=cost,
+                fncall_messages=fncall_messages,
+                fncall_response=response if mock else None,
+            )
+        return response
+
+    @staticmethod
+    def _to_native_response(
+        response: ModelResponse, messages: list[dict], tools: list[dict[str, Any]]
+    ) -> None:
+        reply = response.choices[0].message  # type: ignore[union-attr]
+        reply_dict = {"role": reply.role or "assistant", "content": reply.content}
+        converted = convert_non_fncall_messages_to_fncall_messages([*messages, reply_dict], tools)[
+            -1
+        ]
+        response.choices[0].message = LiteLLMMessage(  # type: ignore[union-attr]
+            content=converted.get("content"),
+            role="assistant",
+            tool_calls=converted.get("tool_calls"),
+        )
+
+    # --- accounting --------------------------------------------------------------------
+
+    def _post_completion(self, response: ModelResponse) -> float:
+        cost = 0.0
+        if self.cost_metric_supported:
+            try:
+                cost = completion_cost(response, self.config)
+                self.metrics.add_cost(cost)
+            except CostUnavailable:
+                logger.debug("No price known for %s; cost tracking is off", self.config.model)
+                self.cost_metric_supported = False
+        usage = getattr(response, "usage", None)
+        if usage is not None:
+            details = getattr(usage, "prompt_tokens_details", None)
+            extra = getattr(usage, "model_extra", None) or {}
+            self.metrics.add_token_usage(
+                prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+                completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+                cache_read_tokens=int(getattr(details, "cached_tokens", 0) or 0),
+                cache_write_tokens=int(extra.get("cache_creation_input_tokens", 0) or 0),
+                context_window=int(self.config.max_input_tokens or 0),
+                response_id=response.id or "",
+            )
+        return cost
+
+    def reset(self) -> None:
+        """Start a fresh Metrics (the old object is left to whoever still holds it)."""
+        self.metrics = Metrics(model_name=self.config.model)
+
+    def __str__(self) -> str:
+        return f"LLM(model={self.config.model}, service_id={self.service_id})"
+
+    __repr__ = __str__
