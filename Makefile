@@ -1,4 +1,5 @@
-# Two commands matter: `make run` and `make test`. Everything else is a step of theirs.
+# Two commands matter: `make run` and `make test`. Everything else is a step of theirs,
+# and every step is skipped when its result is already up to date.
 SHELL := /bin/bash
 PYTHON_VERSION ?= 3.11
 VENV := .venv
@@ -6,12 +7,18 @@ PY := $(VENV)/bin/python
 UV := $(shell command -v uv 2>/dev/null || echo $(HOME)/.local/bin/uv)
 HOST ?= 0.0.0.0
 PORT ?= 3000
+IS_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo yes)
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 
-.PHONY: build deps run test lint bench clean
+FRONTEND_SOURCES := $(shell find frontend/src frontend/index.html frontend/vite.config.ts \
+	frontend/tsconfig.json frontend/package.json -type f 2>/dev/null)
 
-build: deps
+.PHONY: build deps frontend sandbox-image docker-engine browser run test test-python \
+	test-frontend lint bench clean
 
+build: deps frontend sandbox-image-if-engine
+
+# --- Python -----------------------------------------------------------------------------
 # uv comes from PyPI when it is missing; the venv follows uv.lock exactly.
 $(UV):
 	python3 -m pip install --quiet --user uv || python3 -m pip install --quiet uv
@@ -22,12 +29,55 @@ $(VENV)/.synced: pyproject.toml uv.lock | $(UV)
 
 deps: $(VENV)/.synced
 
+# --- UI -----------------------------------------------------------------------------------
+frontend/node_modules/.installed: frontend/package.json frontend/package-lock.json
+	cd frontend && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+frontend/build/index.html: frontend/node_modules/.installed $(FRONTEND_SOURCES)
+	cd frontend && npm run build
+	touch $@
+
+frontend: frontend/build/index.html
+
+# --- sandbox ------------------------------------------------------------------------------
+docker-engine:
+	bash containers/dev/ensure-docker.sh
+
+# Builds the runtime image unless one with the same content hash exists (then: seconds).
+sandbox-image: deps docker-engine
+	$(PY) -m openhands.runtime.utils.runtime_build
+
+# `make build` prepares the image when an engine is (or can be made) available.
+.PHONY: sandbox-image-if-engine
+sandbox-image-if-engine: deps
+	@if docker info >/dev/null 2>&1 || [ "$(IS_ROOT)" = yes ]; then \
+		$(MAKE) --no-print-directory sandbox-image; \
+	else \
+		echo "No Docker engine: skipping the sandbox image (the docker runtime will build it)."; \
+	fi
+
+# Debian's Chromium for the browser tests (a browser download is not possible here).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+		[ "$(IS_ROOT)" = yes ] || { echo "chromium is missing: apt-get install -y chromium"; exit 1; }; \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends chromium \
+			>/dev/null 2>&1 || { apt-get update -q >/dev/null && \
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends chromium; }; }
+
+# --- the two commands -----------------------------------------------------------------------
 run: build
 	$(PY) -m uvicorn openhands.server.listen:app --host $(HOST) --port $(PORT)
 
-test: build
-	$(PY) -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
+test: deps frontend sandbox-image browser test-frontend test-python
 
+test-frontend: frontend/node_modules/.installed
+	cd frontend && npm test --silent
+
+test-python: deps
+	$(PY) -m pytest -q $(PYTEST_ARGS)
+
+# --- the rest ---------------------------------------------------------------------------------
 lint: deps
 	$(VENV)/bin/ruff check openhands tests bench
 	$(VENV)/bin/ruff format --check openhands tests bench
@@ -36,4 +86,4 @@ bench: build
 	@for f in bench/*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
 
 clean:
-	rm -rf $(VENV) frontend/build
+	rm -rf $(VENV) frontend/build frontend/node_modules

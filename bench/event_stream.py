@@ -68,7 +68,7 @@ def make_events(n: int, seed: int = 7) -> list[Event]:
         target = rng.randint(200, 2000)
         kind = i % 5
         if kind == 0:
-            e: Event = MessageAction(_text(rng, max(1, target - 170)))
+            e: Event = MessageAction(_text(rng, max(1, (target - 170) // 2)))
         elif kind == 1:
             e = CmdRunAction(_text(rng, max(1, (target - 250) // 2)), thought="run it")
         elif kind == 2:

@@ -1,0 +1,33 @@
+"""Runtimes: where the agent's actions run (see README.md)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from openhands.runtime.base import Runtime
+
+# name in config → "module:Class"; imported on demand so `docker` is only needed when used.
+_RUNTIMES = {
+    "docker": "openhands.runtime.impl.docker.docker_runtime:DockerRuntime",
+    "eventstream": "openhands.runtime.impl.docker.docker_runtime:DockerRuntime",
+    "local": "openhands.runtime.impl.local.local_runtime:LocalRuntime",
+}
+
+
+def get_runtime_cls(name: str) -> type[Runtime]:
+    """The Runtime class for a ``runtime`` config value (or a ``module.Class`` path)."""
+    import importlib
+
+    target = _RUNTIMES.get(name.lower())
+    if target is None:
+        if "." not in name:
+            known = ", ".join(sorted(_RUNTIMES))
+            raise ValueError(f"Runtime {name} not supported, known runtimes are: {known}")
+        module_name, _, class_name = name.rpartition(".")
+    else:
+        module_name, _, class_name = target.partition(":")
+    return getattr(importlib.import_module(module_name), class_name)
+
+
+__all__ = ["get_runtime_cls"]

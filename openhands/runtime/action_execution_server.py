@@ -1,0 +1,38 @@
+"""Entry point of the sandbox's action execution server (runtime.md §3).
+
+    python -u -m openhands.runtime.action_execution_server PORT [--working-dir W]
+        [--plugins P ...] [--username U] [--user-id N] [--no-enable-browser]
+
+Order matters: the file viewer starts first; bash and the init commands run in the ASGI
+lifespan, which uvicorn completes before it binds the port — so clients see "connection
+refused" until the server is ready.
+"""
+
+from __future__ import annotations
+
+import os
+
+import uvicorn
+
+from openhands.runtime.server.app import create_app
+from openhands.runtime.server.executor import ActionExecutor
+from openhands.runtime.server.file_viewer import start_file_viewer
+from openhands.runtime.server.options import parse_options
+
+
+def main(argv: list[str] | None = None) -> None:
+    options = parse_options(argv)
+    start_file_viewer(options.port)
+    app = create_app(ActionExecutor(options))
+    uvicorn.run(
+        app,
+        host="0.0.0.0",
+        port=options.port,
+        log_level="debug" if os.environ.get("DEBUG") else "info",
+        log_config=None,
+        use_colors=False,
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,555 @@
+"""The Runtime seam: turns every runnable Action on the stream into an Observation.
+
+A Runtime subscribes to the conversation's EventStream as ``runtime``. Each action is
+handled on the subscriber's own thread (one at a time, in id order); the resulting
+observation is published with ``cause`` = the action id and the action's tool-call
+metadata. Concrete runtimes (Docker, local process) only implement how an action reaches
+the sandbox; dispatch, environment setup, repository setup and microagent loading live here.
+"""
+
+from __future__ import annotations
+
+import atexit
+import copy
+import json
+import os
+import random
+import shlex
+import string
+import tempfile
+import zipfile
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import httpx
+
+from openhands.core.config import OpenHandsConfig
+from openhands.core.exceptions import (
+    AgentRuntimeDisconnectedError,
+    AgentRuntimeError,
+)
+from openhands.core.logger import openhands_logger as logger
+from openhands.events.action import (
+    Action,
+    ActionConfirmationStatus,
+    AgentThinkAction,
+    BrowseInteractiveAction,
+    BrowseURLAction,
+    CmdRunAction,
+    FileEditAction,
+    FileReadAction,
+    FileWriteAction,
+    IPythonRunCellAction,
+    MCPAction,
+    TaskTrackingAction,
+)
+from openhands.events.event import Event, EventSource
+from openhands.events.observation import (
+    AgentThinkObservation,
+    CmdOutputObservation,
+    ErrorObservation,
+    NullObservation,
+    Observation,
+    TaskTrackingObservation,
+    UserRejectObservation,
+)
+from openhands.events.serialization.registry import ACTION_TYPE_TO_CLASS
+from openhands.events.stream import EventStream, EventStreamSubscriber
+from openhands.runtime.runtime_status import RuntimeStatus
+from openhands.storage.locations import get_conversation_dir
+
+if TYPE_CHECKING:
+    from openhands.microagent.microagent import BaseMicroagent
+
+StatusCallback = Callable[[str, RuntimeStatus, str], None]
+
+# Provider token variables: a command that mentions one gets fresh tokens exported first.
+PROVIDER_TOKEN_ENV_NAMES = ("github_token", "gitlab_token", "bitbucket_token")
+SETUP_SCRIPT = ".openhands/setup.sh"
+PRE_COMMIT_SCRIPT = ".openhands/pre-commit.sh"
+GIT_HOOK_MARKER = "This hook was installed by OpenHands"
+
+
+def _env_vars_from_host() -> dict[str, str]:
+    """Host ``SANDBOX_ENV_<NAME>`` variables become ``<NAME>`` inside the sandbox."""
+    prefix = "SANDBOX_ENV_"
+    return {k[len(prefix) :]: v for k, v in os.environ.items() if k.startswith(prefix)}
+
+
+class Runtime(ABC):
+    """Base class of every runtime. Subclasses implement the action methods and ``connect``."""
+
+    sid: str
+    config: OpenHandsConfig
+    initial_env_vars: dict[str, str]
+    attach_to_existing: bool
+    status_callback: StatusCallback | None
+    runtime_status: RuntimeStatus | None
+
+    def __init__(
+        self,
+        config: OpenHandsConfig,
+        event_stream: EventStream,
+        llm_registry: Any = None,
+        sid: str = "default",
+        plugins: list[Any] | None = None,
+        env_vars: dict[str, str] | None = None,
+        status_callback: StatusCallback | None = None,
+        attach_to_existing: bool = False,
+        headless_mode: bool = False,
+        user_id: str | None = None,
+        git_provider_tokens: dict[str, str] | None = None,
+    ) -> None:
+        self.sid = sid
+        self.event_stream = event_stream
+        self.llm_registry = llm_registry
+        self.status_callback = status_callback
+        self.attach_to_existing = attach_to_existing
+        self.headless_mode = headless_mode
+        self.user_id = user_id
+        self.git_provider_tokens = dict(git_provider_tokens or {})
+        self.runtime_status = None
+        self._runtime_initialized = False
+        self.plugins = list(plugins or [])
+        if not headless_mode and not any(_plugin_name(p) == "vscode" for p in self.plugins):
+            self.plugins.append("vscode")
+        self.config = copy.deepcopy(config)
+        self.event_stream.subscribe(EventStreamSubscriber.RUNTIME, self.on_event, self.sid)
+        atexit.register(self._close_at_exit)
+
+        self.initial_env_vars = _env_vars_from_host()
+        if self.config.sandbox.enable_auto_lint:
+            self.initial_env_vars["ENABLE_AUTO_LINT"] = "true"
+        self.initial_env_vars.update(env_vars or {})
+        for name, token in self.git_provider_tokens.items():
+            self.initial_env_vars[f"{name.upper()}_TOKEN"] = token
+
+    # --- lifecycle ---------------------------------------------------------------------
+
+    @abstractmethod
+    async def connect(self) -> None:
+        """Start or attach to the sandbox and wait until it answers."""
+
+    def close(self) -> None:
+        try:
+            self.event_stream.unsubscribe(EventStreamSubscriber.RUNTIME, self.sid)
+        except Exception:  # the stream may be closed already
+            pass
+
+    def _close_at_exit(self) -> None:
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    @property
+    def runtime_initialized(self) -> bool:
+        return self._runtime_initialized
+
+    @classmethod
+    def setup(cls, config: OpenHandsConfig, headless_mode: bool = False) -> None:
+        """Class-level preparation before the first runtime of this kind (optional)."""
+        return None
+
+    @classmethod
+    def teardown(cls, config: OpenHandsConfig) -> None:
+        """Class-level cleanup (optional)."""
+        return None
+
+    @classmethod
+    async def delete(cls, conversation_id: str) -> None:
+        """Remove whatever the runtime keeps for ``conversation_id`` (optional)."""
+        return None
+
+    def set_runtime_status(self, status: RuntimeStatus, msg: str = "", level: str = "info") -> None:
+        self.runtime_status = status
+        if self.status_callback is not None:
+            self.status_callback(level, status, msg)
+
+    def log(self, level: str, message: str) -> None:
+        getattr(logger, level)(f"[runtime {self.sid}] {message}")
+
+    # --- event handling ----------------------------------------------------------------
+
+    def on_event(self, event: Event) -> None:
+        if isinstance(event, Action):
+            self._handle_action(event)
+
+    def _handle_action(self, action: Action) -> None:
+        if action.timeout is None:
+            action.set_hard_timeout(self.config.sandbox.timeout, blocking=False)
+        if isinstance(action, CmdRunAction) and self.git_provider_tokens:
+            lowered = action.command.lower()
+            if any(name in lowered for name in PROVIDER_TOKEN_ENV_NAMES):
+                self._export_provider_tokens()
+        try:
+            if isinstance(action, MCPAction):
+                observation = self.call_tool_mcp(action)
+            else:
+                observation = self.run_action(action)
+        except PermissionError as e:
+            observation = ErrorObservation(str(e))
+        except (httpx.NetworkError, AgentRuntimeDisconnectedError) as e:
+            self.log("error", f"runtime disconnected while running {action.action}: {e}")
+            self.set_runtime_status(RuntimeStatus.ERROR_RUNTIME_DISCONNECTED, str(e), "error")
+            return
+        except Exception as e:
+            self.log("error", f"unexpected error while running {action.action}: {e!r}")
+            self.set_runtime_status(RuntimeStatus.ERROR, f"{type(e).__name__}: {e}", "error")
+            return
+        if isinstance(observation, NullObservation):
+            return
+        observation.cause = action.id
+        observation.tool_call_metadata = action.tool_call_metadata
+        source = action.source if action.source is not None else EventSource.AGENT
+        self.event_stream.add_event(observation, source)
+
+    def _export_provider_tokens(self) -> None:
+        env = {f"{name.upper()}_TOKEN": token for name, token in self.git_provider_tokens.items()}
+        self.add_env_vars(env)
+        self.event_stream.update_secrets(env)
+
+    def run_action(self, action: Action) -> Observation:
+        """Dispatch one action (runtime.md §10.3); the order of the checks matters."""
+        if not action.runnable:
+            if isinstance(action, AgentThinkAction):
+                return AgentThinkObservation("Your thought has been logged.")
+            if isinstance(action, TaskTrackingAction):
+                return self._task_tracking(action)
+            return NullObservation("")
+        confirmation = getattr(action, "confirmation_state", None)
+        if confirmation == ActionConfirmationStatus.AWAITING_CONFIRMATION:
+            return NullObservation("")
+        if action.action not in ACTION_TYPE_TO_CLASS:
+            return ErrorObservation(f"Action {action.action} does not exist.")
+        handler = self._handlers().get(action.action)
+        if handler is None:
+            return ErrorObservation(
+                f"Action {action.action} is not supported in the current runtime."
+            )
+        if confirmation == ActionConfirmationStatus.REJECTED:
+            return UserRejectObservation(
+                "Action has been rejected by the user! Waiting for further user input."
+            )
+        return handler(action)
+
+    def _handlers(self) -> dict[str, Callable[[Any], Observation]]:
+        return {
+            CmdRunAction.action: self.run,
+            IPythonRunCellAction.action: self.run_ipython,
+            FileReadAction.action: self.read,
+            FileWriteAction.action: self.write,
+            FileEditAction.action: self.edit,
+            BrowseURLAction.action: self.browse,
+            BrowseInteractiveAction.action: self.browse_interactive,
+        }
+
+    def _task_tracking(self, action: TaskTrackingAction) -> Observation:
+        path = f"{get_conversation_dir(self.sid, self.user_id)}TASKS.md"
+        store = self.event_stream.file_store
+        if action.command == "plan":
+            lines = ["# Task List", ""]
+            for i, task in enumerate(action.task_list, start=1):
+                status = task.get("status", "todo")
+                icon = {"todo": "⏳", "in_progress": "🔄", "done": "✅"}.get(status, "⏳")
+                lines.append(f"{i}. {icon} {task.get('title', '')}")
+                if task.get("notes"):
+                    lines.append(f"   {task['notes']}")
+            store.write(path, "\n".join(lines) + "\n")
+            return TaskTrackingObservation(
+                f"Task list has been updated with {len(action.task_list)} items. "
+                f"Stored in session directory: {path}",
+                command="plan",
+                task_list=action.task_list,
+            )
+        try:
+            content = store.read(path)
+        except FileNotFoundError:
+            content = 'No task list found. Use the "plan" command to create one.'
+        return TaskTrackingObservation(content, command="view", task_list=[])
+
+    # --- the sandbox operations each runtime implements -------------------------------
+
+    @abstractmethod
+    def run(self, action: CmdRunAction) -> Observation: ...
+
+    @abstractmethod
+    def run_ipython(self, action: IPythonRunCellAction) -> Observation: ...
+
+    @abstractmethod
+    def read(self, action: FileReadAction) -> Observation: ...
+
+    @abstractmethod
+    def write(self, action: FileWriteAction) -> Observation: ...
+
+    @abstractmethod
+    def edit(self, action: FileEditAction) -> Observation: ...
+
+    @abstractmethod
+    def browse(self, action: BrowseURLAction) -> Observation: ...
+
+    @abstractmethod
+    def browse_interactive(self, action: BrowseInteractiveAction) -> Observation: ...
+
+    @abstractmethod
+    def copy_to(self, host_src: str, sandbox_dest: str, recursive: bool = False) -> None: ...
+
+    @abstractmethod
+    def copy_from(self, path: str) -> Path: ...
+
+    @abstractmethod
+    def list_files(self, path: str | None = None) -> list[str]: ...
+
+    def call_tool_mcp(self, action: MCPAction) -> Observation:
+        return ErrorObservation(
+            f"MCP tool '{action.name}' cannot be called: no MCP servers are configured "
+            "for this runtime."
+        )
+
+    def get_mcp_config(self, extra_stdio_servers: list[Any] | None = None) -> Any:
+        return self.config.mcp
+
+    # --- environment -------------------------------------------------------------------
+
+    def _run_setup_command(self, command: str, timeout: float = 120) -> CmdOutputObservation:
+        action = CmdRunAction(command, hidden=True)
+        action.set_hard_timeout(timeout)
+        obs = self.run(action)
+        if not isinstance(obs, CmdOutputObservation):
+            raise AgentRuntimeError(f"Setup command failed: {command!r}: {obs.content}")
+        return obs
+
+    def setup_initial_env(self) -> None:
+        if self.attach_to_existing:
+            return
+        self.add_env_vars(self.initial_env_vars)
+        if self.config.sandbox.runtime_startup_env_vars:
+            self.add_env_vars(self.config.sandbox.runtime_startup_env_vars)
+        self._setup_git_config()
+
+    def _setup_git_config(self) -> None:
+        if self.config.runtime == "cli":
+            return
+        name, email = self.config.git_user_name, self.config.git_user_email
+        obs = self._run_setup_command(
+            f"git config --global user.name {shlex.quote(name)} && "
+            f"git config --global user.email {shlex.quote(email)}"
+        )
+        if obs.exit_code != 0:
+            self.log("warning", f"could not set the git identity: {obs.content}")
+
+    def add_env_vars(self, env_vars: dict[str, str]) -> None:
+        if not env_vars:
+            return
+        env_vars = {k.upper(): str(v) for k, v in env_vars.items()}
+        if any(_plugin_name(p) == "jupyter" for p in self.plugins):
+            code = "import os\n" + "".join(
+                f"os.environ[{k!r}] = {v!r}\n" for k, v in env_vars.items()
+            )
+            self.run_ipython(IPythonRunCellAction(code, include_extra=False))
+        exports = "; ".join(f"export {k}={json.dumps(v)}" for k, v in env_vars.items())
+        obs = self._run_setup_command(exports)
+        if obs.exit_code != 0:
+            raise RuntimeError(f"Failed to add env vars [{', '.join(env_vars)}] to environment")
+        appends = " && ".join(
+            f"(grep -q '^export {k}=' ~/.bashrc || echo {shlex.quote(f'export {k}={json.dumps(v)}')}"
+            " >> ~/.bashrc)"
+            for k, v in env_vars.items()
+        )
+        obs = self._run_setup_command(appends)
+        if obs.exit_code != 0:
+            raise RuntimeError(f"Failed to add env vars [{', '.join(env_vars)}] to .bashrc")
+
+    # --- repository and workspace --------------------------------------------------------
+
+    @property
+    def workspace_root(self) -> Path:
+        return Path(self.config.workspace_mount_path_in_sandbox)
+
+    def clone_or_init_repo(
+        self,
+        git_provider_tokens: dict[str, str] | None,
+        selected_repository: str | None,
+        selected_branch: str | None,
+        repo_url: str | None = None,
+    ) -> str:
+        """Clone the selected repository into the workspace (or ``git init`` when asked).
+
+        ``repo_url`` is the (authenticated) clone URL; the git-provider layer computes it.
+        Returns the repository directory name, or "" when nothing was cloned.
+        """
+        if not selected_repository:
+            if self.config.init_git_in_empty_workspace:
+                self._run_setup_command(
+                    "git init && git config --global --add safe.directory "
+                    f"{shlex.quote(str(self.workspace_root))}"
+                )
+            return ""
+        if repo_url is None:
+            raise ValueError(f"No clone URL available for repository {selected_repository}")
+        name = selected_repository.rstrip("/").split("/")[-1]
+        self.set_runtime_status(RuntimeStatus.SETTING_UP_WORKSPACE)
+        if selected_branch:
+            checkout = f"git checkout {shlex.quote(selected_branch)}"
+        else:
+            suffix = "".join(random.choices(string.ascii_lowercase + string.digits, k=8))
+            checkout = f"git checkout -b openhands-workspace-{suffix}"
+        obs = self._run_setup_command(
+            f"git clone {shlex.quote(repo_url)} {shlex.quote(name)}", timeout=600
+        )
+        if obs.exit_code != 0:
+            raise AgentRuntimeError(f"git clone of {selected_repository} failed: {obs.content}")
+        self._run_setup_command(f"cd {shlex.quote(name)} && {checkout}")
+        return name
+
+    def maybe_run_setup_script(self) -> None:
+        """Run ``.openhands/setup.sh`` once, blocking and hidden, if the workspace has one."""
+        read = self.read(FileReadAction(SETUP_SCRIPT))
+        if isinstance(read, ErrorObservation):
+            return
+        self.set_runtime_status(RuntimeStatus.SETTING_UP_WORKSPACE)
+        action = CmdRunAction(
+            f"chmod +x {SETUP_SCRIPT} && source {SETUP_SCRIPT}", blocking=True, hidden=True
+        )
+        action.set_hard_timeout(600)
+        # Run directly, never through the stream: the reference also publishes it, and its
+        # own subscription then runs the script a second time.
+        obs = self.run(action)
+        if isinstance(obs, CmdOutputObservation) and obs.exit_code != 0:
+            self.log("warning", f"setup script failed with exit code {obs.exit_code}")
+
+    def maybe_setup_git_hooks(self) -> None:
+        read = self.read(FileReadAction(PRE_COMMIT_SCRIPT))
+        if isinstance(read, ErrorObservation):
+            return
+        self.set_runtime_status(RuntimeStatus.SETTING_UP_GIT_HOOKS)
+        hook = (
+            "#!/bin/bash\n"
+            f"# {GIT_HOOK_MARKER}\n"
+            f'if [ -x "{PRE_COMMIT_SCRIPT}" ]; then\n'
+            f'  source "{PRE_COMMIT_SCRIPT}"\n'
+            "  exit $?\n"
+            "else\n"
+            f'  echo "Warning: {PRE_COMMIT_SCRIPT} is not executable; skipping it"\n'
+            "  exit 0\n"
+            "fi\n"
+        )
+        self._run_setup_command(
+            f"mkdir -p .git/hooks && chmod +x {PRE_COMMIT_SCRIPT} && "
+            "if [ -f .git/hooks/pre-commit ] && "
+            f"! grep -q {shlex.quote(GIT_HOOK_MARKER)} .git/hooks/pre-commit; then "
+            "mv .git/hooks/pre-commit .git/hooks/pre-commit.local && "
+            "chmod +x .git/hooks/pre-commit.local; fi"
+        )
+        self.write(FileWriteAction(".git/hooks/pre-commit", hook.rstrip("\n")))
+        self._run_setup_command("chmod +x .git/hooks/pre-commit")
+
+    def get_microagents_from_selected_repo(
+        self, selected_repository: str | None
+    ) -> list[BaseMicroagent]:
+        """Microagents of the workspace (and of the selected repository, if any)."""
+        from openhands.microagent.microagent import load_microagents_from_dir
+
+        loaded: list[BaseMicroagent] = []
+        repo_dir = self.workspace_root
+        if selected_repository:
+            repo_dir = repo_dir / selected_repository.rstrip("/").split("/")[-1]
+
+        legacy = self._read_text(self.workspace_root / ".openhands_instructions")
+        if legacy is None and selected_repository:
+            legacy = self._read_text(repo_dir / ".openhands_instructions")
+        if legacy is not None:
+            from openhands.microagent.microagent import BaseMicroagent as _Base
+
+            loaded.append(_Base.load(Path("repo_legacy.md"), file_content=legacy))
+
+        microagents_dir = repo_dir / ".openhands" / "microagents"
+        if not self.list_files(str(microagents_dir)):
+            return loaded
+        try:
+            zip_path = self.copy_from(str(microagents_dir))
+            with tempfile.TemporaryDirectory() as tmp:
+                with zipfile.ZipFile(zip_path) as archive:
+                    archive.extractall(tmp)
+                zip_path.unlink(missing_ok=True)
+                repo_agents, knowledge_agents = load_microagents_from_dir(tmp)
+                loaded.extend(repo_agents.values())
+                loaded.extend(knowledge_agents.values())
+        except Exception as e:
+            self.log("error", f"could not load microagents from {microagents_dir}: {e}")
+        return loaded
+
+    def _read_text(self, path: Path) -> str | None:
+        obs = self.read(FileReadAction(str(path)))
+        if isinstance(obs, ErrorObservation):
+            return None
+        return obs.content
+
+    # --- git helpers ---------------------------------------------------------------------
+
+    def _run_static(self, command: str, cwd: str | None) -> CmdOutputObservation:
+        action = CmdRunAction(command, is_static=True, hidden=True, cwd=cwd)
+        action.set_hard_timeout(60)
+        obs = self.run(action)
+        if not isinstance(obs, CmdOutputObservation):
+            raise AgentRuntimeError(obs.content)
+        return obs
+
+    def get_git_changes(self, cwd: str) -> list[dict[str, str]] | None:
+        script = self._ensure_script("git_changes.py")
+        obs = self._run_static(f"python3 {shlex.quote(script)}", cwd)
+        if obs.exit_code != 0:
+            return None
+        return json.loads(obs.content.strip() or "[]")
+
+    def get_git_diff(self, file_path: str, cwd: str) -> dict[str, str]:
+        script = self._ensure_script("git_diff.py")
+        obs = self._run_static(f"python3 {shlex.quote(script)} {shlex.quote(file_path)}", cwd)
+        if obs.exit_code != 0:
+            raise AgentRuntimeError(f"git diff failed: {obs.content}")
+        return json.loads(obs.content.strip())
+
+    def get_workspace_branch(self, repo_path: str | None = None) -> str | None:
+        cwd = repo_path or str(self.workspace_root)
+        obs = self._run_static("git branch --show-current", cwd)
+        branch = obs.content.strip()
+        return branch if obs.exit_code == 0 and branch else None
+
+    def _ensure_script(self, name: str) -> str:
+        """Path of a helper script inside the sandbox, uploading it when it is missing."""
+        remote_dir = self.helper_scripts_dir
+        remote = f"{remote_dir}/{name}"
+        check = self._run_static(f"test -f {shlex.quote(remote)}", None)
+        if check.exit_code == 0:
+            return remote
+        local = Path(__file__).parent / "utils" / name
+        tmp = self._run_static("mktemp -d", None).content.strip()
+        self.copy_to(str(local), tmp)
+        return f"{tmp}/{name}"
+
+    @property
+    def helper_scripts_dir(self) -> str:
+        return "/openhands/code/openhands/runtime/utils"
+
+    # --- what the UI shows ---------------------------------------------------------------
+
+    @property
+    def web_hosts(self) -> dict[str, int]:
+        return {}
+
+    @property
+    def vscode_url(self) -> str | None:
+        return None
+
+    @property
+    def additional_agent_instructions(self) -> str:
+        return ""
+
+    def subscribe_to_shell_stream(self, callback: Callable[[str], None] | None = None) -> bool:
+        return False
+
+
+def _plugin_name(plugin: Any) -> str:
+    return plugin if isinstance(plugin, str) else getattr(plugin, "name", "")

@@ -1,0 +1,224 @@
+"""Host side of the action execution server's HTTP API (runtime.md §3.4, §10.7, §11).
+
+Runtime methods are called from the EventStream's runtime subscriber thread, one at a time,
+so this client is synchronous (httpx.Client); a lock keeps one action in flight per runtime.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import threading
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import httpx
+from tenacity import (
+    retry,
+    retry_if_exception,
+    stop_after_attempt,
+    wait_exponential,
+)
+
+from openhands.core.exceptions import AgentRuntimeError, AgentRuntimeTimeoutError
+from openhands.events.action import (
+    Action,
+    BrowseInteractiveAction,
+    BrowseURLAction,
+    CmdRunAction,
+    FileEditAction,
+    FileReadAction,
+    FileWriteAction,
+    IPythonRunCellAction,
+)
+from openhands.events.event import FileEditSource
+from openhands.events.observation import ErrorObservation, Observation
+from openhands.events.serialization import event_from_dict, event_to_dict
+from openhands.runtime.base import Runtime
+
+
+class ActionExecutionHTTPError(AgentRuntimeError):
+    def __init__(self, status_code: int, detail: str) -> None:
+        super().__init__(f"Action execution server answered {status_code}: {detail}")
+        self.status_code = status_code
+        self.detail = detail
+
+
+def _is_protocol_error(exc: BaseException) -> bool:
+    return isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError))
+
+
+def _is_rate_limited(exc: BaseException) -> bool:
+    return isinstance(exc, ActionExecutionHTTPError) and exc.status_code == 429
+
+
+class ActionExecutionClient(Runtime):
+    """A Runtime whose actions run in an action execution server reached over HTTP."""
+
+    session_api_key: str | None = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._http = httpx.Client(timeout=httpx.Timeout(30.0))
+        self._action_lock = threading.Lock()
+        self._vscode_token: str | None = None
+
+    # --- plumbing ----------------------------------------------------------------------
+
+    @property
+    def action_execution_server_url(self) -> str:
+        raise NotImplementedError
+
+    def _headers(self) -> dict[str, str]:
+        return {"X-Session-API-Key": self.session_api_key} if self.session_api_key else {}
+
+    @retry(
+        retry=retry_if_exception(_is_protocol_error),
+        stop=stop_after_attempt(5),
+        wait=wait_exponential(multiplier=1, min=4, max=15),
+        reraise=True,
+    )
+    @retry(
+        retry=retry_if_exception(_is_rate_limited),
+        stop=stop_after_attempt(3),
+        wait=wait_exponential(multiplier=1, min=4, max=60),
+        reraise=True,
+    )
+    def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        response = self._http.request(
+            method, f"{self.action_execution_server_url}{path}", headers=self._headers(), **kwargs
+        )
+        if response.status_code >= 400:
+            try:
+                detail = response.json().get("detail", response.text)
+            except ValueError:
+                detail = response.text
+            raise ActionExecutionHTTPError(response.status_code, str(detail))
+        return response
+
+    def check_if_alive(self) -> None:
+        response = self._http.get(f"{self.action_execution_server_url}/alive", timeout=5)
+        response.raise_for_status()
+        if response.json().get("status") != "ok":
+            raise AgentRuntimeError("action execution server is not initialised yet")
+
+    def close(self) -> None:
+        super().close()
+        self._http.close()
+
+    # --- actions -----------------------------------------------------------------------
+
+    def send_action_for_execution(self, action: Action) -> Observation:
+        if action.timeout is None:
+            action.set_hard_timeout(self.config.sandbox.timeout, blocking=False)
+        assert action.timeout is not None
+        with self._action_lock:
+            try:
+                response = self._send(
+                    "POST",
+                    "/execute_action",
+                    json={"action": event_to_dict(action)},
+                    timeout=action.timeout + 5,
+                )
+            except httpx.TimeoutException as e:
+                raise AgentRuntimeTimeoutError(
+                    "Runtime failed to return execute_action before the requested timeout of "
+                    f"{action.timeout}s"
+                ) from e
+        observation = event_from_dict(response.json())
+        assert isinstance(observation, Observation)
+        return observation
+
+    def run(self, action: CmdRunAction) -> Observation:
+        return self.send_action_for_execution(action)
+
+    def run_ipython(self, action: IPythonRunCellAction) -> Observation:
+        return self.send_action_for_execution(action)
+
+    def read(self, action: FileReadAction) -> Observation:
+        return self.send_action_for_execution(action)
+
+    def write(self, action: FileWriteAction) -> Observation:
+        return self.send_action_for_execution(action)
+
+    def edit(self, action: FileEditAction) -> Observation:
+        if action.impl_source == FileEditSource.LLM_BASED_EDIT:
+            return ErrorObservation(
+                "The LLM-based editor is not enabled for this runtime; use str_replace_editor."
+            )
+        return self.send_action_for_execution(action)
+
+    def browse(self, action: BrowseURLAction) -> Observation:
+        return self.send_action_for_execution(action)
+
+    def browse_interactive(self, action: BrowseInteractiveAction) -> Observation:
+        return self.send_action_for_execution(action)
+
+    # --- files -------------------------------------------------------------------------
+
+    def copy_to(self, host_src: str, sandbox_dest: str, recursive: bool = False) -> None:
+        if not os.path.exists(host_src):
+            raise FileNotFoundError(f"Source file {host_src} does not exist")
+        temp_zip: str | None = None
+        try:
+            if recursive:
+                fd, temp_zip = tempfile.mkstemp(suffix=".zip")
+                os.close(fd)
+                parent = os.path.dirname(os.path.abspath(host_src))
+                with zipfile.ZipFile(temp_zip, "w", zipfile.ZIP_DEFLATED) as archive:
+                    for root, _, files in os.walk(host_src):
+                        for name in files:
+                            full = os.path.join(root, name)
+                            archive.write(full, os.path.relpath(full, parent))
+                upload_path, upload_name = temp_zip, f"{os.path.basename(host_src)}.zip"
+            else:
+                upload_path, upload_name = host_src, os.path.basename(host_src)
+            with open(upload_path, "rb") as f:
+                self._send(
+                    "POST",
+                    "/upload_file",
+                    files={"file": (upload_name, f)},
+                    params={"destination": sandbox_dest, "recursive": str(recursive).lower()},
+                    timeout=300,
+                )
+        finally:
+            if temp_zip:
+                os.unlink(temp_zip)
+
+    def copy_from(self, path: str) -> Path:
+        fd, local = tempfile.mkstemp(suffix=".zip")
+        os.close(fd)
+        with self._http.stream(
+            "GET",
+            f"{self.action_execution_server_url}/download_files",
+            params={"path": path},
+            headers=self._headers(),
+            timeout=30,
+        ) as response:
+            if response.status_code >= 400:
+                response.read()
+                os.unlink(local)
+                raise ActionExecutionHTTPError(response.status_code, response.text)
+            with open(local, "wb") as out:
+                for chunk in response.iter_bytes():
+                    out.write(chunk)
+        return Path(local)
+
+    def list_files(self, path: str | None = None) -> list[str]:
+        body = {"path": path} if path is not None else {}
+        try:
+            response = self._send("POST", "/list_files", json=body, timeout=10)
+        except httpx.TimeoutException as e:
+            raise TimeoutError("List files operation timed out") from e
+        return list(response.json())
+
+    # --- vscode ------------------------------------------------------------------------
+
+    def get_vscode_token(self) -> str | None:
+        if "vscode" not in [getattr(p, "name", p) for p in self.plugins]:
+            return None
+        if self._vscode_token is None and self.runtime_initialized:
+            response = self._send("GET", "/vscode/connection_token", timeout=10)
+            self._vscode_token = response.json().get("token")
+        return self._vscode_token

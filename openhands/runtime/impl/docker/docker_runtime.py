@@ -1,0 +1,406 @@
+"""DockerRuntime: the action execution server in a local Docker container (runtime.md §12).
+
+Differences from the reference, on purpose (spec §16): every container gets a random session
+API key, ports are published on 127.0.0.1 only by default, nothing is ever pulled, and the
+image is built locally (reused by content hash).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import threading
+import time
+from typing import Any
+
+import docker
+import httpx
+from docker.errors import APIError, DockerException, NotFound
+from docker.models.containers import Container
+
+from openhands.core.config.sandbox_config import DEFAULT_BASE_CONTAINER_IMAGE
+from openhands.core.exceptions import (
+    AgentRuntimeDisconnectedError,
+    AgentRuntimeError,
+    AgentRuntimeNotFoundError,
+)
+from openhands.core.logger import openhands_logger as logger
+from openhands.runtime.builder.base_image import DEFAULT_BASE_IMAGE
+from openhands.runtime.builder.docker import DockerRuntimeBuilder, docker_client
+from openhands.runtime.impl.action_execution.action_execution_client import (
+    ActionExecutionClient,
+)
+from openhands.runtime.plugins.requirement import PluginRequirement
+from openhands.runtime.runtime_status import RuntimeStatus
+from openhands.runtime.utils.ports import (
+    APP_PORT_RANGE_1,
+    APP_PORT_RANGE_2,
+    EXECUTION_SERVER_PORT_RANGE,
+    VSCODE_PORT_RANGE,
+    PortLock,
+    find_and_lock_port,
+    find_available_port,
+)
+from openhands.runtime.utils.runtime_build import build_runtime_image
+
+CONTAINER_NAME_PREFIX = "openhands-runtime-"
+SERVER_MODULE = "openhands.runtime.action_execution_server"
+SANDBOX_PYTHON = "/openhands/venv/bin/python"
+CODE_DIR = "/openhands/code/"
+READY_TIMEOUT_SECONDS = 120
+READY_POLL_SECONDS = 2
+
+
+def _truthy(name: str) -> bool:
+    return os.environ.get(name, "").lower() in ("1", "true", "yes")
+
+
+class DockerRuntime(ActionExecutionClient):
+    def __init__(self, config: Any, event_stream: Any, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("headless_mode", True)
+        super().__init__(config, event_stream, *args, **kwargs)
+        self.container_name = f"{CONTAINER_NAME_PREFIX}{self.sid}"
+        self.container: Container | None = None
+        self.runtime_container_image = self.config.sandbox.runtime_container_image
+        self._client: docker.DockerClient | None = None
+        self._port_locks: list[PortLock] = []
+        self._host_port = 0
+        self._vscode_port = 0
+        self._app_ports: list[int] = []
+        self._log_thread: threading.Thread | None = None
+        self._stop_logs = threading.Event()
+
+    # --- plumbing ----------------------------------------------------------------------
+
+    @property
+    def docker(self) -> docker.DockerClient:
+        if self._client is None:
+            self._client = docker_client()
+        return self._client
+
+    @property
+    def action_execution_server_url(self) -> str:
+        host_addr = os.environ.get("DOCKER_HOST_ADDR")
+        base = f"http://{host_addr}" if host_addr else self.config.sandbox.local_runtime_url
+        return f"{base}:{self._host_port}"
+
+    @property
+    def _vscode_enabled(self) -> bool:
+        return any(
+            (p.name if isinstance(p, PluginRequirement) else p) == "vscode" for p in self.plugins
+        )
+
+    # --- connect -------------------------------------------------------------------------
+
+    async def connect(self) -> None:
+        self.set_runtime_status(RuntimeStatus.STARTING_RUNTIME)
+        try:
+            attached = await asyncio.to_thread(self._attach_to_container)
+        except DockerException as e:
+            raise AgentRuntimeError(f"Docker engine error: {e}") from e
+        if not attached:
+            if self.attach_to_existing:
+                raise AgentRuntimeDisconnectedError(f"Container {self.container_name} not found")
+            if self.runtime_container_image is None:
+                self.set_runtime_status(RuntimeStatus.BUILDING_RUNTIME)
+                self.runtime_container_image = await asyncio.to_thread(self._build_image)
+            await asyncio.to_thread(self._create_container)
+            self.set_runtime_status(RuntimeStatus.RUNTIME_STARTED)
+        if _truthy("DEBUG_RUNTIME"):
+            self._start_log_streamer()
+        await asyncio.to_thread(self.wait_until_alive)
+        if not self.attach_to_existing:
+            await asyncio.to_thread(self.setup_initial_env)
+        self._runtime_initialized = True
+        self.set_runtime_status(RuntimeStatus.READY)
+        for network in self.config.sandbox.additional_networks:
+            try:
+                self.docker.networks.get(network).connect(self.container)
+            except DockerException as e:
+                logger.error(
+                    "Could not connect %s to network %s: %s", self.container_name, network, e
+                )
+
+    def _build_image(self) -> str:
+        base = self.config.sandbox.base_container_image
+        if base in (None, DEFAULT_BASE_CONTAINER_IMAGE):
+            base = DEFAULT_BASE_IMAGE
+        builder = DockerRuntimeBuilder(self.docker)
+
+        def progress(line: str) -> None:
+            self.set_runtime_status(RuntimeStatus.BUILDING_RUNTIME, line)
+
+        return build_runtime_image(
+            base,
+            builder,
+            platform=self.config.sandbox.platform,
+            extra_deps=self.config.sandbox.runtime_extra_deps,
+            force_rebuild=self.config.sandbox.force_rebuild_runtime,
+            extra_build_args=self.config.sandbox.runtime_extra_build_args,
+            enable_browser=self.config.enable_browser,
+            progress=progress,
+        )
+
+    def _attach_to_container(self) -> bool:
+        try:
+            container = self.docker.containers.get(self.container_name)
+        except NotFound:
+            return False
+        if container.status == "exited":
+            container.start()
+            container.reload()
+        self.container = container
+        env = dict(item.split("=", 1) for item in container.attrs["Config"]["Env"] if "=" in item)
+        self._host_port = int(env["port"])
+        self._vscode_port = int(env.get("VSCODE_PORT") or 0)
+        self.session_api_key = env.get("SESSION_API_KEY") or None
+        exposed = container.attrs["Config"].get("ExposedPorts") or {}
+        ports = sorted(int(p.split("/")[0]) for p in exposed)
+        self._app_ports = [p for p in ports if p not in (self._host_port, self._vscode_port)]
+        return True
+
+    def _ports_in_use_by_containers(self, port: int) -> bool:
+        for container in self.docker.containers.list():
+            mapping = container.attrs.get("NetworkSettings", {}).get("Ports") or {}
+            for bindings in mapping.values():
+                for binding in bindings or []:
+                    if str(binding.get("HostPort")) == str(port):
+                        return True
+        return False
+
+    def _allocate_port(self, port_range: tuple[int, int]) -> int:
+        lock = find_and_lock_port(port_range, in_use=self._ports_in_use_by_containers)
+        if lock is None:
+            return find_available_port(port_range)
+        self._port_locks.append(lock)
+        return lock.port
+
+    def _server_command(self) -> list[str]:
+        username, user_id = self._sandbox_user()
+        command = [SANDBOX_PYTHON, "-u", "-m", SERVER_MODULE, str(self._host_port)]
+        command += ["--working-dir", self.config.workspace_mount_path_in_sandbox]
+        plugins = [p.name if isinstance(p, PluginRequirement) else str(p) for p in self.plugins]
+        if plugins:
+            command += ["--plugins", *dict.fromkeys(plugins)]
+        command += ["--username", username, "--user-id", str(user_id)]
+        if self.config.sandbox.browsergym_eval_env:
+            command += ["--browsergym-eval-env", *self.config.sandbox.browsergym_eval_env.split()]
+        if not self.config.enable_browser:
+            command.append("--no-enable-browser")
+        return command
+
+    def _sandbox_user(self) -> tuple[str, int]:
+        if os.environ.get("RUNTIME_USERNAME"):
+            return os.environ["RUNTIME_USERNAME"], int(os.environ.get("RUNTIME_UID", "1000"))
+        if self.config.run_as_openhands:
+            return "openhands", 1000
+        return "root", 0
+
+    def _volumes(self) -> dict[str, dict[str, str]] | None:
+        spec = self.config.sandbox.volumes
+        if spec:
+            volumes: dict[str, dict[str, str]] = {}
+            for entry in spec.split(","):
+                parts = entry.strip().split(":")
+                if len(parts) not in (2, 3):
+                    raise ValueError(f"Invalid sandbox volume {entry!r}: use host:container[:mode]")
+                host, container = parts[0], parts[1]
+                mode = parts[2] if len(parts) == 3 else "rw"
+                if host.startswith("volume:"):
+                    host = host[len("volume:") :]
+                elif os.path.isabs(host):
+                    host = os.path.abspath(host)
+                volumes[host] = {"bind": container, "mode": mode}
+            return volumes
+        host_path = self.config.workspace_mount_path or self.config.workspace_base
+        if host_path:
+            return {
+                os.path.abspath(host_path): {
+                    "bind": self.config.workspace_mount_path_in_sandbox,
+                    "mode": "rw",
+                }
+            }
+        return None
+
+    def _create_container(self) -> None:
+        sandbox = self.config.sandbox
+        self._host_port = self._allocate_port(EXECUTION_SERVER_PORT_RANGE)
+        self._vscode_port = sandbox.vscode_port or self._allocate_port(VSCODE_PORT_RANGE)
+        self._app_ports = [
+            self._allocate_port(APP_PORT_RANGE_1),
+            self._allocate_port(APP_PORT_RANGE_2),
+        ]
+        self.session_api_key = secrets.token_urlsafe(32)
+        environment = {
+            **self.initial_env_vars,
+            "port": str(self._host_port),
+            "PYTHONUNBUFFERED": "1",
+            "VSCODE_PORT": str(self._vscode_port),
+            "APP_PORT_1": str(self._app_ports[0]),
+            "APP_PORT_2": str(self._app_ports[1]),
+            "PIP_BREAK_SYSTEM_PACKAGES": "1",
+            "SESSION_API_KEY": self.session_api_key,
+        }
+        if self.config.debug:
+            environment["DEBUG"] = "true"
+        environment.update(sandbox.runtime_startup_env_vars)
+
+        # The reference binds 0.0.0.0; we keep the sandbox reachable from this host only
+        # unless the user explicitly configured another binding address.
+        binding = sandbox.runtime_binding_address
+        if binding == "0.0.0.0":
+            binding = "127.0.0.1"
+        exposed = [self._host_port, *self._app_ports]
+        if self._vscode_enabled:
+            exposed.append(self._vscode_port)
+        kwargs: dict[str, Any] = {}
+        if sandbox.use_host_network:
+            kwargs["network_mode"] = "host"
+        else:
+            kwargs["ports"] = {f"{p}/tcp": (binding, p) for p in exposed}
+        if sandbox.enable_gpu:
+            ids = sandbox.cuda_visible_devices
+            kwargs["device_requests"] = [
+                docker.types.DeviceRequest(
+                    capabilities=[["gpu"]],
+                    **({"device_ids": ids.split(",")} if ids else {"count": -1}),
+                )
+            ]
+        kwargs.update(sandbox.docker_runtime_kwargs or {})
+        assert self.runtime_container_image is not None
+        if not DockerRuntimeBuilder(self.docker).image_exists(self.runtime_container_image):
+            raise AgentRuntimeError(
+                f"Runtime image {self.runtime_container_image} does not exist locally "
+                "(images are never pulled)"
+            )
+        try:
+            self.container = self.docker.containers.run(
+                self.runtime_container_image,
+                command=self._server_command(),
+                entrypoint=[],
+                name=self.container_name,
+                working_dir=CODE_DIR,
+                environment=environment,
+                volumes=self._volumes(),
+                detach=True,
+                **kwargs,
+            )
+        except (APIError, DockerException) as e:
+            self._release_ports()
+            raise AgentRuntimeError(f"Could not start container {self.container_name}: {e}") from e
+        logger.info(
+            "Started %s from %s, server on port %d",
+            self.container_name,
+            self.runtime_container_image,
+            self._host_port,
+        )
+
+    def _start_log_streamer(self) -> None:
+        container = self.container
+        if container is None:
+            return
+
+        def stream() -> None:
+            try:
+                for line in container.logs(stream=True, follow=True):
+                    if self._stop_logs.is_set():
+                        return
+                    logger.debug("[inside container] %s", line.decode(errors="replace").rstrip())
+            except DockerException:
+                return
+
+        self._log_thread = threading.Thread(target=stream, daemon=True)
+        self._log_thread.start()
+
+    def wait_until_alive(self) -> None:
+        deadline = time.monotonic() + READY_TIMEOUT_SECONDS
+        last_error: Exception | None = None
+        while True:
+            try:
+                container = self.docker.containers.get(self.container_name)
+            except NotFound as e:
+                raise AgentRuntimeNotFoundError(f"Container {self.container_name} not found") from e
+            if container.status == "exited":
+                logs = container.logs(tail=30).decode(errors="replace")
+                raise AgentRuntimeDisconnectedError(
+                    f"Container {self.container_name} has exited. Last output:\n{logs}"
+                )
+            try:
+                self.check_if_alive()
+                return
+            except (httpx.HTTPError, AgentRuntimeError) as e:
+                last_error = e
+            if time.monotonic() > deadline:
+                raise AgentRuntimeError(
+                    f"Runtime {self.container_name} did not become ready: {last_error}"
+                )
+            time.sleep(READY_POLL_SECONDS if self._runtime_initialized else 0.5)
+
+    # --- lifecycle -------------------------------------------------------------------------
+
+    def _release_ports(self) -> None:
+        for lock in self._port_locks:
+            lock.release()
+        self._port_locks = []
+
+    def pause(self) -> None:
+        if self.container is None:
+            raise RuntimeError("Container not initialized")
+        self.container.stop()
+
+    def resume(self) -> None:
+        if self.container is None:
+            raise RuntimeError("Container not initialized")
+        self.container.start()
+        self.wait_until_alive()
+
+    def close(self, rm_all_containers: bool | None = None) -> None:
+        super().close()
+        self._stop_logs.set()
+        if self.config.sandbox.keep_runtime_alive or self.attach_to_existing:
+            return
+        remove_all = (
+            self.config.sandbox.rm_all_containers
+            if rm_all_containers is None
+            else rm_all_containers
+        )
+        try:
+            if remove_all:
+                for container in self.docker.containers.list(all=True):
+                    if container.name.startswith(CONTAINER_NAME_PREFIX):
+                        container.stop()
+            elif self.container is not None:
+                self.container.stop()
+        except DockerException as e:
+            logger.warning("Could not stop %s: %s", self.container_name, e)
+        self._release_ports()
+
+    @classmethod
+    async def delete(cls, conversation_id: str) -> None:
+        def remove() -> None:
+            try:
+                docker_client().containers.get(f"{CONTAINER_NAME_PREFIX}{conversation_id}").remove(
+                    force=True
+                )
+            except Exception:
+                pass
+
+        await asyncio.to_thread(remove)
+
+    # --- what the UI shows -----------------------------------------------------------------
+
+    @property
+    def web_hosts(self) -> dict[str, int]:
+        host = os.environ.get("DOCKER_HOST_ADDR", "localhost")
+        return {f"http://{host}:{port}": port for port in self._app_ports}
+
+    @property
+    def vscode_url(self) -> str | None:
+        token = self.get_vscode_token()
+        if not token:
+            return None
+        return (
+            f"http://localhost:{self._vscode_port}/?tkn={token}"
+            f"&folder={self.config.workspace_mount_path_in_sandbox}"
+        )

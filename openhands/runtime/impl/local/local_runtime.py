@@ -1,0 +1,228 @@
+"""LocalRuntime: the action execution server as a host subprocess (runtime.md §13).
+
+There is no sandbox: the agent's commands run on this machine as the current user. It is
+meant for machines without Docker (and for fast tests); every start says so loudly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import getpass
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+import httpx
+
+from openhands.core.exceptions import AgentRuntimeDisconnectedError, AgentRuntimeError
+from openhands.core.logger import openhands_logger as logger
+from openhands.runtime.impl.action_execution.action_execution_client import (
+    ActionExecutionClient,
+)
+from openhands.runtime.plugins.requirement import PluginRequirement
+from openhands.runtime.runtime_status import RuntimeStatus
+from openhands.runtime.utils.ports import (
+    APP_PORT_RANGE_1,
+    APP_PORT_RANGE_2,
+    EXECUTION_SERVER_PORT_RANGE,
+    VSCODE_PORT_RANGE,
+    find_available_port,
+)
+
+SERVER_MODULE = "openhands.runtime.action_execution_server"
+PROJECT_ROOT = Path(__file__).resolve().parents[4]
+READY_TIMEOUT_SECONDS = 120
+
+
+@dataclass
+class _ServerProcess:
+    process: subprocess.Popen[str]
+    port: int
+    vscode_port: int
+    app_ports: tuple[int, int]
+    workspace: str
+    temp_workspace: bool
+    log_thread: threading.Thread
+
+
+def _forward_output(process: subprocess.Popen[str], sid: str) -> None:
+    assert process.stdout is not None
+    for line in process.stdout:
+        logger.debug("server[%s]: %s", sid, line.rstrip())
+
+
+class LocalRuntime(ActionExecutionClient):
+    # Servers by conversation id, so a reconnect with the same sid reuses its server.
+    _servers: ClassVar[dict[str, _ServerProcess]] = {}
+    _servers_lock: ClassVar[threading.Lock] = threading.Lock()
+
+    def __init__(self, config: Any, event_stream: Any, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("headless_mode", True)
+        super().__init__(config, event_stream, *args, **kwargs)
+        self.session_api_key = os.environ.get("SESSION_API_KEY") or None
+        self._server: _ServerProcess | None = None
+        for key, value in self.config.sandbox.runtime_startup_env_vars.items():
+            os.environ[key] = value
+        logger.warning(
+            "LocalRuntime: the agent's commands run directly on this machine as user %s, "
+            "with no sandbox or isolation. Use the Docker runtime for untrusted tasks.",
+            getpass.getuser(),
+        )
+
+    # --- server process ----------------------------------------------------------------
+
+    @property
+    def action_execution_server_url(self) -> str:
+        if self._server is None:
+            raise AgentRuntimeDisconnectedError("LocalRuntime is not connected")
+        return f"{self.config.sandbox.local_runtime_url}:{self._server.port}"
+
+    def _plugin_names(self) -> list[str]:
+        names = []
+        for plugin in self.plugins:
+            name = plugin.name if isinstance(plugin, PluginRequirement) else str(plugin)
+            if name not in names:
+                names.append(name)
+        return names
+
+    def _start_server(self) -> _ServerProcess:
+        workspace = self.config.workspace_base
+        temp_workspace = workspace is None
+        if workspace is None:
+            workspace = tempfile.mkdtemp(prefix=f"openhands_workspace_{self.sid}_")
+        os.makedirs(workspace, exist_ok=True)
+        port = find_available_port(EXECUTION_SERVER_PORT_RANGE)
+        vscode_port = int(os.environ.get("VSCODE_PORT") or find_available_port(VSCODE_PORT_RANGE))
+        app_ports = (
+            int(
+                os.environ.get("WORK_PORT_1")
+                or os.environ.get("APP_PORT_1")
+                or find_available_port(APP_PORT_RANGE_1)
+            ),
+            int(
+                os.environ.get("WORK_PORT_2")
+                or os.environ.get("APP_PORT_2")
+                or find_available_port(APP_PORT_RANGE_2)
+            ),
+        )
+        command = [sys.executable, "-u", "-m", SERVER_MODULE, str(port), "--working-dir", workspace]
+        plugins = self._plugin_names()
+        if plugins:
+            command += ["--plugins", *plugins]
+        command += ["--username", getpass.getuser(), "--user-id", str(os.getuid())]
+        if not self.config.enable_browser:
+            command.append("--no-enable-browser")
+        env = dict(os.environ)
+        env.update(
+            {
+                "PYTHONPATH": os.pathsep.join(
+                    p for p in (str(PROJECT_ROOT), env.get("PYTHONPATH", "")) if p
+                ),
+                "OPENHANDS_REPO_PATH": str(PROJECT_ROOT),
+                "LOCAL_RUNTIME_MODE": "1",
+                "VSCODE_PORT": str(vscode_port),
+                "APP_PORT_1": str(app_ports[0]),
+                "APP_PORT_2": str(app_ports[1]),
+                "PATH": os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", ""),
+            }
+        )
+        process = subprocess.Popen(
+            command,
+            cwd=PROJECT_ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            bufsize=1,
+        )
+        log_thread = threading.Thread(target=_forward_output, args=(process, self.sid), daemon=True)
+        log_thread.start()
+        return _ServerProcess(
+            process, port, vscode_port, app_ports, workspace, temp_workspace, log_thread
+        )
+
+    async def connect(self) -> None:
+        self.set_runtime_status(RuntimeStatus.STARTING_RUNTIME)
+        with self._servers_lock:
+            existing = self._servers.get(self.sid)
+            if existing is not None and existing.process.poll() is not None:
+                del self._servers[self.sid]
+                existing = None
+            if existing is None and self.attach_to_existing:
+                raise AgentRuntimeDisconnectedError(f"No local runtime server for {self.sid}")
+            if existing is None:
+                existing = self._start_server()
+                self._servers[self.sid] = existing
+        self._server = existing
+        self.config.workspace_mount_path_in_sandbox = existing.workspace
+        await asyncio.to_thread(self._wait_until_alive)
+        if not self.attach_to_existing:
+            await asyncio.to_thread(self.setup_initial_env)
+        self._runtime_initialized = True
+        self.set_runtime_status(RuntimeStatus.READY)
+
+    def _wait_until_alive(self) -> None:
+        assert self._server is not None
+        deadline = time.monotonic() + READY_TIMEOUT_SECONDS
+        last_error: Exception | None = None
+        while time.monotonic() < deadline:
+            if self._server.process.poll() is not None:
+                raise AgentRuntimeDisconnectedError(
+                    f"The local action execution server exited with code "
+                    f"{self._server.process.returncode}"
+                )
+            try:
+                self.check_if_alive()
+                return
+            except (httpx.HTTPError, AgentRuntimeError) as e:
+                last_error = e
+            time.sleep(0.2)
+        raise AgentRuntimeError(f"The local action execution server did not start: {last_error}")
+
+    def close(self) -> None:
+        super().close()
+        if self.attach_to_existing or self.config.sandbox.keep_runtime_alive:
+            return
+        with self._servers_lock:
+            server = self._servers.pop(self.sid, None)
+        if server is not None:
+            _stop(server)
+
+    @classmethod
+    async def delete(cls, conversation_id: str) -> None:
+        with cls._servers_lock:
+            server = cls._servers.pop(conversation_id, None)
+        if server is not None:
+            await asyncio.to_thread(_stop, server)
+
+    # --- what the UI shows ---------------------------------------------------------------
+
+    @property
+    def web_hosts(self) -> dict[str, int]:
+        if self._server is None:
+            return {}
+        base = self.config.sandbox.local_runtime_url
+        return {f"{base}:{port}": port for port in self._server.app_ports}
+
+    @property
+    def helper_scripts_dir(self) -> str:
+        return str(PROJECT_ROOT / "openhands" / "runtime" / "utils")
+
+
+def _stop(server: _ServerProcess) -> None:
+    if server.process.poll() is None:
+        server.process.terminate()
+        try:
+            server.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            server.process.kill()
+            server.process.wait(timeout=5)
+    if server.temp_workspace:
+        shutil.rmtree(server.workspace, ignore_errors=True)

@@ -1,0 +1,155 @@
+"""ActionExecutor: runs one action at a time inside the sandbox (runtime.md §3.3, §3.4).
+
+Blocking work (tmux polling, file I/O) runs in a worker thread; the async lock makes the
+server strictly sequential, as the host expects.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from openhands.core.logger import openhands_logger as logger
+from openhands.events.action import (
+    Action,
+    BrowseInteractiveAction,
+    BrowseURLAction,
+    CmdRunAction,
+    FileEditAction,
+    FileReadAction,
+    FileWriteAction,
+    IPythonRunCellAction,
+)
+from openhands.events.event import FileEditSource, FileReadSource
+from openhands.events.observation import CmdOutputObservation, ErrorObservation, Observation
+from openhands.runtime.server.options import ServerOptions
+from openhands.runtime.server.user_setup import setup_user_and_workspace
+from openhands.runtime.utils import files
+from openhands.runtime.utils.bash import BashSession
+from openhands.runtime.utils.editor import OHEditor, editor_edit, editor_read
+
+BROWSER_UNAVAILABLE = "Browser functionality is not supported or disabled."
+INIT_COMMAND_TIMEOUT = 300.0
+
+
+class ActionExecutor:
+    def __init__(self, options: ServerOptions) -> None:
+        self.options = options
+        self.user_id = options.user_id
+        self.bash: BashSession | None = None
+        self.editor = OHEditor(workspace_root=options.working_dir)
+        self.lock = asyncio.Lock()
+        self.initialized = False
+        self.started_at = time.time()
+        self.last_execution_at = time.time()
+        self._handlers: dict[type[Action], Callable[[Any], Awaitable[Observation]]] = {
+            CmdRunAction: self.run,
+            IPythonRunCellAction: self.run_ipython,
+            FileReadAction: self.read,
+            FileWriteAction: self.write,
+            FileEditAction: self.edit,
+            BrowseURLAction: self.browse,
+            BrowseInteractiveAction: self.browse,
+        }
+
+    # -- lifecycle --------------------------------------------------------------------------------
+
+    async def initialize(self) -> None:
+        """Steps 2–8 of the start-up sequence; the listener opens only after this returns."""
+        opts = self.options
+        self.user_id = await asyncio.to_thread(
+            setup_user_and_workspace,
+            opts.username,
+            opts.user_id,
+            opts.working_dir,
+            opts.sandbox_group,
+        )
+        self.bash = BashSession(opts.working_dir, username=opts.bash_username)
+        await asyncio.to_thread(self.bash.initialize)
+        unsupported = [p for p in opts.plugins if p != "vscode"]
+        if unsupported:
+            logger.warning("Plugins not available in this server yet: %s", unsupported)
+        await self._run_init_commands()
+        self.initialized = True
+        logger.info("Action execution server initialized in %s", opts.working_dir)
+
+    async def _run_init_commands(self) -> None:
+        commands = ['alias git="git --no-pager"']
+        if self.user_id != 0:
+            commands.append(f"cd {self.options.working_dir}")
+        for command in commands:
+            action = CmdRunAction(command=command)
+            action.set_hard_timeout(INIT_COMMAND_TIMEOUT)
+            obs = await self.run(action)
+            if not isinstance(obs, CmdOutputObservation) or obs.exit_code != 0:
+                raise RuntimeError(f"Init command failed: {command!r}: {obs.content}")
+
+    def close(self) -> None:
+        if self.bash is not None:
+            self.bash.close()
+
+    # -- dispatch -----------------------------------------------------------------------------------
+
+    def handler_for(self, action: Action) -> Callable[[Any], Awaitable[Observation]]:
+        handler = self._handlers.get(type(action))
+        if handler is None:
+            raise ValueError(
+                f"Action {getattr(action, 'action', type(action).__name__)} is not supported "
+                "by the action execution server"
+            )
+        return handler
+
+    async def run_action(self, action: Action) -> Observation:
+        handler = self.handler_for(action)
+        async with self.lock:
+            self.last_execution_at = time.time()
+            return await handler(action)
+
+    # -- handlers ---------------------------------------------------------------------------------
+
+    async def run(self, action: CmdRunAction) -> Observation:
+        assert self.bash is not None, "bash session not initialized"
+        try:
+            if action.is_static:
+                return await asyncio.to_thread(self._run_static, action)
+            return await asyncio.to_thread(self.bash.execute, action)
+        except Exception as exc:
+            logger.exception("Command failed: %s", action.command)
+            return ErrorObservation(str(exc))
+
+    def _run_static(self, action: CmdRunAction) -> Observation:
+        """A one-off session in ``action.cwd``; always closed afterwards (quirk Q14 fixed)."""
+        session = BashSession(
+            action.cwd or self.options.working_dir, username=self.options.bash_username
+        )
+        session.initialize()
+        try:
+            return session.execute(action)
+        finally:
+            session.close()
+
+    async def run_ipython(self, action: IPythonRunCellAction) -> Observation:
+        raise RuntimeError("JupyterRequirement not found. Unable to run IPython action.")
+
+    async def read(self, action: FileReadAction) -> Observation:
+        if files.is_binary_file(action.path):
+            return ErrorObservation(files.ERROR_BINARY_FILE)
+        if action.impl_source == FileReadSource.OH_ACI:
+            return await asyncio.to_thread(editor_read, self.editor, action)
+        return await asyncio.to_thread(files.read_file, action, self._cwd())
+
+    async def write(self, action: FileWriteAction) -> Observation:
+        return await asyncio.to_thread(files.write_file, action, self._cwd(), self.user_id)
+
+    async def edit(self, action: FileEditAction) -> Observation:
+        if action.impl_source == FileEditSource.LLM_BASED_EDIT:
+            raise ValueError("llm_based_edit runs on the host, not in the action server")
+        return await asyncio.to_thread(editor_edit, self.editor, action)
+
+    async def browse(self, action: BrowseURLAction | BrowseInteractiveAction) -> Observation:
+        return ErrorObservation(BROWSER_UNAVAILABLE)
+
+    def _cwd(self) -> str:
+        return self.bash.cwd if self.bash is not None else self.options.working_dir

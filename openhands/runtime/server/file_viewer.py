@@ -1,0 +1,91 @@
+"""The file viewer side server (runtime.md §3.6): localhost only, shows PDFs and images as an
+HTML page with the file embedded, so the browser can display them."""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import os
+import socket
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlparse
+
+SERVER_URL_FILE = "/tmp/oh-server-url"
+VIEWABLE = {
+    ".pdf": "application/pdf",
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".gif": "image/gif",
+}
+
+
+def render_view_page(path: str) -> str:
+    mime = VIEWABLE[os.path.splitext(path)[1].lower()]
+    with open(path, "rb") as handle:
+        data = base64.b64encode(handle.read()).decode("ascii")
+    title = html.escape(os.path.basename(path))
+    if mime == "application/pdf":
+        body = f'<embed src="data:{mime};base64,{data}" type="{mime}" width="100%" height="100%">'
+    else:
+        body = f'<img src="data:{mime};base64,{data}" alt="{title}">'
+    return f"<!DOCTYPE html><html><head><title>{title}</title></head><body>{body}</body></html>"
+
+
+class _Handler(BaseHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:  # quiet
+        return
+
+    def _send(self, status: int, body: str, content_type: str) -> None:
+        payload = body.encode()
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def do_GET(self) -> None:
+        if self.client_address[0] not in ("127.0.0.1", "::1"):
+            self._send(403, "<h1>Forbidden</h1>", "text/html")
+            return
+        url = urlparse(self.path)
+        if url.path == "/":
+            self._send(
+                200, json.dumps({"status": "File viewer server is running"}), "application/json"
+            )
+            return
+        if url.path != "/view":
+            self._send(404, "<h1>Not found</h1>", "text/html")
+            return
+        path = (parse_qs(url.query).get("path") or [""])[0]
+        if not os.path.isabs(path) or os.path.isdir(path):
+            self._send(400, "<h1>Bad request: an absolute file path is needed</h1>", "text/html")
+        elif not os.path.exists(path):
+            self._send(404, "<h1>File not found</h1>", "text/html")
+        elif os.path.splitext(path)[1].lower() not in VIEWABLE:
+            self._send(500, "<h1>Unsupported file type</h1>", "text/html")
+        else:
+            self._send(200, render_view_page(path), "text/html")
+
+
+def first_free_port(start: int, stop: int) -> int:
+    for port in range(start, stop + 1):
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"No free port for the file viewer in [{start}, {stop}]")
+
+
+def start_file_viewer(server_port: int) -> ThreadingHTTPServer:
+    """Start on the first free port after ``server_port``; write its URL for other tools."""
+    port = first_free_port(server_port + 1, min(server_port + 1024, 65535))
+    httpd = ThreadingHTTPServer(("127.0.0.1", port), _Handler)
+    threading.Thread(target=httpd.serve_forever, name="file-viewer", daemon=True).start()
+    with open(SERVER_URL_FILE, "w", encoding="utf-8") as handle:
+        handle.write(f"http://localhost:{port}")
+    return httpd

@@ -1,0 +1,285 @@
+"""BashSession: one interactive bash in a tmux pane, driven command by command (runtime.md §4).
+
+The shell prints a JSON block (``###PS1JSON###`` … ``###PS1END###``) before every prompt, so a
+command has finished exactly when a new block appears; the block carries the exit code and the
+working directory. Commands that outlive a timeout keep running in the pane; the agent then
+reads more output with an empty command, types into the process with ``is_input`` or stops it
+with a ``C-<x>`` key.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import re
+import time
+import uuid
+from enum import StrEnum
+
+import libtmux
+
+from openhands.core.logger import openhands_logger as logger
+from openhands.events.action import CmdRunAction
+from openhands.events.observation import CmdOutputObservation, ErrorObservation
+from openhands.events.observation.commands import CMD_OUTPUT_PS1_END, CmdOutputMetadata
+from openhands.runtime.utils import bash_constants as text
+from openhands.runtime.utils.bash_commands import (
+    escape_for_tmux,
+    is_special_key,
+    split_bash_commands,
+)
+
+POLL_INTERVAL = 0.5
+HISTORY_LIMIT = 10_000
+PANE_SIZE = 1000  # columns and rows
+DEFAULT_NO_CHANGE_TIMEOUT = 10
+_PS1_END_MARK = CMD_OUTPUT_PS1_END.strip()
+_READY_WAIT_SECONDS = 10.0
+
+
+class BashCommandStatus(StrEnum):
+    CONTINUE = "continue"
+    COMPLETED = "completed"
+    NO_CHANGE_TIMEOUT = "no_change_timeout"
+    HARD_TIMEOUT = "hard_timeout"
+
+
+_TIMED_OUT = (BashCommandStatus.NO_CHANGE_TIMEOUT, BashCommandStatus.HARD_TIMEOUT)
+
+
+def shell_command_for(username: str | None) -> str:
+    """``su <user> -`` for the users the server may switch to, else the server's own bash."""
+    su_enabled = os.environ.get("SU_TO_USER", "true").strip().lower() in ("true", "1")
+    switchable = {"root", "openhands", os.environ.get("RUNTIME_USERNAME")}
+    if su_enabled and username and username in switchable:
+        return f"su {username} -"
+    return "/bin/bash"
+
+
+def no_change_timeout_from_env() -> int:
+    try:
+        return int(os.environ.get("NO_CHANGE_TIMEOUT_SECONDS", DEFAULT_NO_CHANGE_TIMEOUT))
+    except ValueError:
+        return DEFAULT_NO_CHANGE_TIMEOUT
+
+
+class BashSession:
+    def __init__(
+        self,
+        work_dir: str,
+        username: str | None = None,
+        no_change_timeout_seconds: int | None = None,
+        tmux_socket_name: str | None = None,
+    ) -> None:
+        self.work_dir = os.path.abspath(work_dir)
+        self.username = username
+        self.no_change_timeout_seconds = (
+            no_change_timeout_seconds
+            if no_change_timeout_seconds is not None
+            else no_change_timeout_from_env()
+        )
+        self._socket_name = tmux_socket_name
+        self._cwd = self.work_dir
+        self._initialized = False
+        self._closed = False
+        self.prev_status: BashCommandStatus | None = None
+        self.prev_output = ""
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    def initialize(self) -> None:
+        self.server = libtmux.Server(socket_name=self._socket_name)
+        self.session = self.server.new_session(
+            session_name=f"openhands-{self.username}-{uuid.uuid4()}",
+            start_directory=self.work_dir,
+            kill_session=True,
+            x=PANE_SIZE,
+            y=PANE_SIZE,
+        )
+        self.server.cmd("set-option", "-g", "history-limit", str(HISTORY_LIMIT))
+        # A window made after the option change gets the new history limit.
+        first_window = self.session.active_window
+        self.window = self.session.new_window(
+            window_name="bash",
+            window_shell=shell_command_for(self.username),
+            start_directory=self.work_dir,
+        )
+        first_window.kill()
+        pane = self.window.active_pane
+        assert pane is not None
+        self.pane = pane
+        ps1 = CmdOutputMetadata.to_ps1_prompt()
+        self._send_text(f'export PROMPT_COMMAND=\'export PS1="{ps1}"\'; export PS2=""')
+        self.pane.send_keys("Enter", enter=False)
+        self._wait_for_prompt()
+        self._clear_screen()
+        self._initialized = True
+        logger.debug("Bash session %s ready in %s", self.session.session_name, self.work_dir)
+
+    def close(self) -> None:
+        if self._closed or not self._initialized:
+            return
+        self._closed = True
+        try:
+            self.session.kill()
+        except Exception as exc:  # the tmux server may already be gone
+            logger.debug("Closing tmux session failed: %s", exc)
+
+    @property
+    def cwd(self) -> str:
+        return self._cwd
+
+    # -- execution ---------------------------------------------------------------------------
+
+    def execute(self, action: CmdRunAction) -> CmdOutputObservation | ErrorObservation:
+        if not self._initialized or self._closed:
+            raise RuntimeError("Bash session is not initialized")
+        command = action.command.strip()
+        if self.prev_status in (None, BashCommandStatus.COMPLETED):
+            if command == "":
+                return self._plain(text.NO_PREVIOUS_COMMAND_LOGS)
+            if action.is_input:
+                return self._plain(text.NO_PREVIOUS_COMMAND_INPUT)
+
+        statements = split_bash_commands(command)
+        if len(statements) > 1:
+            return ErrorObservation(content=text.multiple_commands_error(statements))
+
+        pane = self._pane_text()
+        initial_blocks = len(CmdOutputMetadata.matches_ps1_metadata(pane))
+        still_running = not pane.rstrip().endswith(_PS1_END_MARK)
+        if (
+            self.prev_status in _TIMED_OUT
+            and still_running
+            and not action.is_input
+            and command != ""
+        ):
+            return self._busy(command, pane, action.hidden)
+
+        started = last_change = time.monotonic()
+        last_pane = pane
+        if command != "":
+            self._send_command(command, action.is_input)
+
+        while True:
+            time.sleep(POLL_INTERVAL)
+            now = time.monotonic()
+            pane = self._pane_text()
+            if pane != last_pane:
+                last_pane, last_change = pane, now
+            blocks = CmdOutputMetadata.matches_ps1_metadata(pane)
+            if len(blocks) > initial_blocks or pane.rstrip().endswith(_PS1_END_MARK):
+                return self._completed(command, pane, blocks, action.hidden)
+            if not action.blocking and now - last_change >= self.no_change_timeout_seconds:
+                suffix = text.no_change_timeout_suffix(self.no_change_timeout_seconds)
+                return self._timed_out(
+                    BashCommandStatus.NO_CHANGE_TIMEOUT, command, pane, suffix, action.hidden
+                )
+            if action.timeout is not None and now - started >= action.timeout:
+                suffix = text.hard_timeout_suffix(action.timeout)
+                return self._timed_out(
+                    BashCommandStatus.HARD_TIMEOUT, command, pane, suffix, action.hidden
+                )
+
+    # -- observations --------------------------------------------------------------------------
+
+    @staticmethod
+    def _plain(content: str) -> CmdOutputObservation:
+        return CmdOutputObservation(content=content, command="", metadata=CmdOutputMetadata())
+
+    def _busy(self, command: str, pane: str, hidden: bool) -> CmdOutputObservation:
+        metadata = CmdOutputMetadata(suffix=text.busy_suffix(command))
+        raw = _join_segments(pane, CmdOutputMetadata.matches_ps1_metadata(pane))
+        output = self._new_output(command, raw, metadata, text.PREVIOUS_OUTPUT_PREFIX)
+        return CmdOutputObservation(
+            content=output, command=command, metadata=metadata, hidden=hidden
+        )
+
+    def _timed_out(
+        self,
+        status: BashCommandStatus,
+        command: str,
+        pane: str,
+        suffix: str,
+        hidden: bool,
+    ) -> CmdOutputObservation:
+        self.prev_status = status
+        metadata = CmdOutputMetadata(suffix=suffix)
+        raw = _join_segments(pane, CmdOutputMetadata.matches_ps1_metadata(pane))
+        output = self._new_output(command, raw, metadata, text.PREVIOUS_OUTPUT_PREFIX)
+        return CmdOutputObservation(
+            content=output, command=command, metadata=metadata, hidden=hidden
+        )
+
+    def _completed(
+        self, command: str, pane: str, blocks: list[re.Match[str]], hidden: bool
+    ) -> CmdOutputObservation:
+        metadata = CmdOutputMetadata.from_ps1_match(blocks[-1])
+        if metadata.working_dir and metadata.working_dir != self._cwd:
+            self._cwd = metadata.working_dir
+        if len(blocks) == 1:
+            # The prompt before this command scrolled out of the tmux history.
+            raw = pane[: blocks[0].start()]
+            metadata.prefix = text.truncated_history_prefix(len(raw.splitlines()))
+        else:
+            raw = _join_segments(pane, blocks)
+        key = command if is_special_key(command) else None
+        metadata.suffix = text.completed_suffix(metadata.exit_code, key)
+        output = self._new_output(command, raw, metadata, continue_prefix="")
+        self.prev_status = BashCommandStatus.COMPLETED
+        self.prev_output = ""
+        self._clear_screen()
+        return CmdOutputObservation(
+            content=output, command=command, metadata=metadata, hidden=hidden
+        )
+
+    def _new_output(
+        self, command: str, raw: str, metadata: CmdOutputMetadata, continue_prefix: str
+    ) -> str:
+        """The part of ``raw`` not reported yet, without the echoed command."""
+        output = raw
+        if self.prev_output:
+            output = raw.removeprefix(self.prev_output)
+            metadata.prefix = continue_prefix
+        self.prev_output = raw
+        output = output.lstrip().removeprefix(command.lstrip()).lstrip()
+        return output.rstrip()
+
+    # -- tmux ------------------------------------------------------------------------------------
+
+    def _send_command(self, command: str, is_input: bool) -> None:
+        if is_special_key(command):
+            self.pane.send_keys(command, enter=False)
+            return
+        self._send_text(command)
+        self.pane.send_keys("Enter", enter=False)
+
+    def _send_text(self, data: str) -> None:
+        # -l: never read the text as key names; --: text may start with "-".
+        self.pane.cmd("send-keys", "-l", "--", escape_for_tmux(data))
+
+    def _pane_text(self) -> str:
+        lines = self.pane.cmd("capture-pane", "-J", "-p", "-S", "-").stdout
+        return "\n".join(line.rstrip() for line in lines)
+
+    def _clear_screen(self) -> None:
+        self.pane.send_keys("C-l", enter=False)
+        time.sleep(0.1)
+        self.pane.cmd("clear-history")
+
+    def _wait_for_prompt(self) -> None:
+        deadline = time.monotonic() + _READY_WAIT_SECONDS
+        while time.monotonic() < deadline:
+            if self._pane_text().rstrip().endswith(_PS1_END_MARK):
+                return
+            time.sleep(0.05)
+        logger.warning("Bash did not show its first prompt within %ss", _READY_WAIT_SECONDS)
+
+
+def _join_segments(pane: str, blocks: list[re.Match[str]]) -> str:
+    """Text between consecutive PS1 blocks plus the text after the last one."""
+    if not blocks:
+        return pane
+    segments = [pane[a.end() + 1 : b.start()] for a, b in itertools.pairwise(blocks)]
+    segments.append(pane[blocks[-1].end() + 1 :])
+    return "\n".join(segments)

@@ -1,0 +1,123 @@
+"""Plain file reads and writes of the action server (runtime.md §5.1–5.2, ``impl_source=default``).
+
+Quirks kept on purpose (spec §16): every written piece is followed by a newline (Q1), the binary
+gate looks at the path as given, relative to the server's own cwd (Q2), and a read window that
+starts at the last line also returns the line before it (Q3).
+"""
+
+from __future__ import annotations
+
+import base64
+import mimetypes
+import os
+from pathlib import Path
+
+from binaryornot.check import is_binary
+
+from openhands.events.action import FileReadAction, FileWriteAction
+from openhands.events.observation import ErrorObservation, FileReadObservation, FileWriteObservation
+
+ERROR_BINARY_FILE = "ERROR_BINARY_FILE"
+IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".bmp", ".gif")
+VIDEO_EXTENSIONS = (".mp4", ".webm", ".ogg")
+NEW_FILE_MODE = 0o664
+
+
+def resolve_path(path: str, working_dir: str) -> str:
+    """``path`` made absolute against the bash working directory."""
+    return os.path.abspath(os.path.join(working_dir, path))
+
+
+def is_binary_file(path: str) -> bool:
+    """The binary gate. The path is checked as given, relative to the server process's cwd."""
+    try:
+        return os.path.isfile(path) and is_binary(path)
+    except OSError:
+        return False
+
+
+def _data_url(path: str, default_mime: str) -> str:
+    mime = mimetypes.guess_type(path)[0] or default_mime
+    with open(path, "rb") as handle:
+        encoded = base64.b64encode(handle.read()).decode("ascii")
+    return f"data:{mime};base64,{encoded}"
+
+
+def select_lines(lines: list[str], start: int, end: int) -> list[str]:
+    """0-based, end-exclusive window; ``end=-1`` means to the end (see Q3 for the odd clamp)."""
+    if end == -1:
+        return lines[start:]
+    n = len(lines)
+    start = min(max(start, 0), n)
+    end = min(max(end, 0), n)
+    begin = max(0, min(start, n - 2))
+    return lines[begin : max(end, begin + 1)]
+
+
+def read_file(action: FileReadAction, working_dir: str) -> FileReadObservation | ErrorObservation:
+    if is_binary_file(action.path):
+        return ErrorObservation(ERROR_BINARY_FILE)
+    path = resolve_path(action.path, working_dir)
+    lower = path.lower()
+    try:
+        if lower.endswith(IMAGE_EXTENSIONS):
+            return FileReadObservation(content=_data_url(path, "image/png"), path=path)
+        if lower.endswith(".pdf"):
+            return FileReadObservation(content=_data_url(path, "application/pdf"), path=path)
+        if lower.endswith(VIDEO_EXTENSIONS):
+            return FileReadObservation(content=_data_url(path, "video/mp4"), path=path)
+        with open(path, encoding="utf-8") as handle:
+            lines = handle.readlines()
+    except FileNotFoundError:
+        return ErrorObservation(
+            f"File not found: {path}. Your current working directory is {working_dir}."
+        )
+    except UnicodeDecodeError:
+        return ErrorObservation(f"File could not be decoded as utf-8: {path}.")
+    except IsADirectoryError:
+        return ErrorObservation(f"Path is a directory: {path}. You can only read files")
+    content = "".join(select_lines(lines, action.start, action.end))
+    return FileReadObservation(content=content, path=path)
+
+
+def write_file(
+    action: FileWriteAction, working_dir: str, user_id: int
+) -> FileWriteObservation | ErrorObservation:
+    """Write or splice ``action.content``; new files get mode 664 and ``user_id:user_id``."""
+    path = resolve_path(action.path, working_dir)
+    pieces = [piece + "\n" for piece in action.content.split("\n")]
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        if not os.path.exists(path):
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.writelines(pieces)
+            try:
+                os.chmod(path, NEW_FILE_MODE)
+                os.chown(path, user_id, user_id)
+            except OSError as exc:
+                return ErrorObservation(
+                    f"File {path} written, but failed to change ownership and permissions: {exc}"
+                )
+            return FileWriteObservation(content="", path=path)
+
+        original = os.stat(path)
+        with open(path, encoding="utf-8") as handle:
+            lines = handle.readlines()
+        head = lines[: action.start] if action.start else []
+        tail = lines[action.end :] if action.end != -1 else []
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.writelines(head + pieces + tail)
+        try:
+            os.chmod(path, original.st_mode & 0o7777)
+            os.chown(path, original.st_uid, original.st_gid)
+        except OSError as exc:
+            return ErrorObservation(
+                f"File {path} written, but failed to change ownership and permissions: {exc}"
+            )
+    except FileNotFoundError:
+        return ErrorObservation(f"File not found: {path}")
+    except IsADirectoryError:
+        return ErrorObservation(f"Path is a directory: {path}. You can only write to files")
+    except UnicodeDecodeError:
+        return ErrorObservation(f"File could not be decoded as utf-8: {path}")
+    return FileWriteObservation(content="", path=path)

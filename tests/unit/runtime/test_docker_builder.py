@@ -1,0 +1,38 @@
+"""DockerRuntimeBuilder pieces that need no running engine."""
+
+from __future__ import annotations
+
+import pytest
+
+from openhands.runtime.builder.docker import docker_client
+from openhands.runtime.errors import AgentRuntimeBuildError, AgentRuntimeEngineError
+from openhands.runtime.utils.runtime_build import BuildFromImageType, render_dockerfile
+
+
+def test_missing_engine_says_how_to_start_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+    with pytest.raises(AgentRuntimeEngineError, match=r"containers/dev/ensure-docker\.sh") as info:
+        docker_client()
+    assert isinstance(info.value, AgentRuntimeBuildError)
+
+
+def test_scratch_dockerfile_creates_user_venv_and_source() -> None:
+    text = render_dockerfile("base:1", BuildFromImageType.SCRATCH)
+    assert text.splitlines()[2] == "FROM base:1"
+    assert "useradd -l -m -u 1000" in text
+    assert "--no-index --find-links /tmp/oh-wheels" in text
+    assert text.rstrip().endswith("WORKDIR /openhands/code")
+
+
+def test_lock_dockerfile_only_copies_source() -> None:
+    text = render_dockerfile("repo:lock", BuildFromImageType.LOCK, extra_deps="echo extra")
+    assert "FROM repo:lock" in text
+    assert "useradd" not in text and "pip install" not in text
+    assert "COPY --chown=1000:1000 code /openhands/code" in text
+    assert "USER openhands\nRUN echo extra" in text
+
+
+def test_versioned_dockerfile_reinstalls_dependencies() -> None:
+    text = render_dockerfile("repo:versioned", BuildFromImageType.VERSIONED)
+    assert "useradd" not in text
+    assert "pip install" in text
