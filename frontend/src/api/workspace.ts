@@ -1,0 +1,62 @@
+import { query, request, requestBlob } from "./http";
+import type {
+  ConversationInfo,
+  GitChange,
+  GitDiff,
+  SelectFileResponse,
+  UploadFilesResponse,
+  WebHostsResponse,
+} from "./types";
+
+/**
+ * Per-conversation routes (server-api.md §6.4). Their base is the
+ * conversation's `url` when the server gives one, else /api/conversations/<id>;
+ * a per-conversation session key travels as X-Session-API-Key.
+ */
+export class WorkspaceApi {
+  private readonly base: string;
+  private readonly headers: Record<string, string>;
+
+  constructor(conversation: Pick<ConversationInfo, "conversation_id" | "url" | "session_api_key">) {
+    this.base = conversation.url || `/api/conversations/${encodeURIComponent(conversation.conversation_id)}`;
+    this.headers = conversation.session_api_key ? { "X-Session-API-Key": conversation.session_api_key } : {};
+  }
+
+  listFiles(path?: string): Promise<string[]> {
+    return request<string[]>(`${this.base}/list-files${query({ path })}`, { headers: this.headers });
+  }
+
+  async selectFile(file: string): Promise<string> {
+    const body = await request<SelectFileResponse>(`${this.base}/select-file${query({ file })}`, {
+      headers: this.headers,
+    });
+    return body.code;
+  }
+
+  uploadFiles(files: readonly File[]): Promise<UploadFilesResponse> {
+    const form = new FormData();
+    for (const file of files) form.append("files", file, file.name);
+    return request<UploadFilesResponse>(`${this.base}/upload-files`, {
+      method: "POST",
+      form,
+      headers: this.headers,
+    });
+  }
+
+  downloadWorkspace(): Promise<Blob> {
+    return requestBlob(`${this.base}/zip-directory`, { headers: this.headers });
+  }
+
+  gitChanges(): Promise<GitChange[]> {
+    return request<GitChange[]>(`${this.base}/git/changes`, { headers: this.headers });
+  }
+
+  gitDiff(path: string): Promise<GitDiff> {
+    return request<GitDiff>(`${this.base}/git/diff${query({ path })}`, { headers: this.headers });
+  }
+
+  async webHosts(): Promise<string[]> {
+    const body = await request<WebHostsResponse>(`${this.base}/web-hosts`, { headers: this.headers });
+    return Object.keys(body.hosts ?? {});
+  }
+}

@@ -1,0 +1,45 @@
+import type { ConversationInfo } from "../../api/types";
+import type { WorkspaceApi } from "../../api/workspace";
+import type { ConversationSocketApi } from "../../socket/useConversationSocket";
+import { ChatInput } from "./ChatInput";
+import { ConfirmationBar } from "./ConfirmationBar";
+import { EventList } from "./EventList";
+import { StatusLine } from "./StatusLine";
+import type { ConversationInfoState } from "./useConversationInfo";
+
+interface Props {
+  conversation: ConversationInfo | null | undefined;
+  info: ConversationInfoState;
+  socket: ConversationSocketApi;
+  workspace: WorkspaceApi | null;
+}
+
+export function ChatPanel({ conversation, info, socket, workspace }: Props) {
+  const { state } = socket;
+  const connected = socket.connection === "connected";
+  return (
+    <section className="chat-panel" aria-label="Chat">
+      <EventList events={state.events} agentState={state.agentState} />
+      <div className="chat-footer">
+        {state.notices.map((n) => (
+          <div key={n.key} className="notice notice--error" role="alert" data-testid="chat-notice">
+            <span>{n.message}</span>
+            <button
+              type="button"
+              className="icon-button"
+              aria-label="Dismiss"
+              onClick={() => socket.dismissNotice(n.key)}
+            >
+              ×
+            </button>
+          </div>
+        ))}
+        <StatusLine conversation={conversation} info={info} socket={socket} />
+        {state.agentState === "awaiting_user_confirmation" && (
+          <ConfirmationBar events={state.events} disabled={!connected} onSend={socket.send} />
+        )}
+        <ChatInput disabled={!connected} workspace={workspace} onSend={socket.send} />
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,209 @@
+import { act, fireEvent, screen, waitFor } from "@testing-library/react";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { ConversationInfo } from "../../api/types";
+import { DEFAULT_SETTINGS } from "../../state/settingsForm";
+import { ACTION_FIXTURES, OBSERVATION_FIXTURES } from "../../test/fixtures/events";
+import { mockFetch } from "../../test/mockFetch";
+import { renderWithApp } from "../../test/renderWithApp";
+
+/** A stand-in for socket.io-client's Socket that the test drives by hand. */
+class FakeSocket {
+  handlers = new Map<string, ((...args: unknown[]) => void)[]>();
+  emitted: [string, unknown][] = [];
+  io = { opts: { query: {} as Record<string, string> }, on: vi.fn(), removeAllListeners: vi.fn() };
+  on(name: string, handler: (...args: unknown[]) => void) {
+    this.handlers.set(name, [...(this.handlers.get(name) ?? []), handler]);
+    return this;
+  }
+  emit(name: string, payload: unknown) {
+    this.emitted.push([name, payload]);
+    return this;
+  }
+  fire(name: string, ...args: unknown[]) {
+    for (const handler of this.handlers.get(name) ?? []) handler(...args);
+  }
+  removeAllListeners() {
+    this.handlers.clear();
+    return this;
+  }
+  connect() {
+    return this;
+  }
+  disconnect() {
+    return this;
+  }
+}
+
+const sockets: { url: string; options: Record<string, unknown>; socket: FakeSocket }[] = [];
+vi.mock("socket.io-client", () => ({
+  io: (url: string, options: Record<string, unknown>) => {
+    const socket = new FakeSocket();
+    sockets.push({ url, options, socket });
+    return socket;
+  },
+}));
+
+// xterm.js needs a real browser (canvas, matchMedia); its wiring is checked in terminalText.test.ts.
+vi.mock("./workspace/TerminalTab", () => ({ default: () => <div data-testid="terminal" /> }));
+
+const { default: ConversationPage } = await import("./ConversationPage");
+
+const ID = "5f3c0e0123456789abcdef0123456789";
+const RUNNING: ConversationInfo = {
+  conversation_id: ID,
+  title: "Write hello.py",
+  last_updated_at: "2025-10-10T10:02:11.512Z",
+  status: "RUNNING",
+  runtime_status: "STATUS$READY",
+  selected_repository: null,
+  selected_branch: null,
+  git_provider: null,
+  trigger: "gui",
+  num_connections: 0,
+  url: `/api/conversations/${ID}`,
+  session_api_key: null,
+  created_at: "2025-10-10T10:00:00.000001Z",
+  pr_number: [],
+};
+const SETTINGS = {
+  ...DEFAULT_SETTINGS,
+  llm_api_key_set: true,
+  search_api_key_set: false,
+  provider_tokens_set: { github: "github.com" },
+};
+
+beforeEach(() => {
+  sockets.length = 0;
+});
+afterEach(() => vi.unstubAllGlobals());
+
+async function openPage(info: ConversationInfo = RUNNING, extra = {}) {
+  const api = mockFetch({
+    "GET /api/settings": { body: SETTINGS },
+    [`GET /api/conversations/${ID}`]: { body: info },
+    ...extra,
+  });
+  renderWithApp(<ConversationPage />, `/conversations/${ID}`, "/conversations/:conversationId");
+  return api;
+}
+
+async function deliver(socket: FakeSocket, ...payloads: unknown[]) {
+  await act(async () => {
+    for (const payload of payloads) socket.fire("oh_event", payload);
+    await new Promise((resolve) => setTimeout(resolve, 40));
+  });
+}
+
+describe("ConversationPage", () => {
+  it("connects to /socket.io with the conversation, last event id and providers", async () => {
+    await openPage();
+    await waitFor(() => expect(sockets).toHaveLength(1));
+    const { options } = sockets[0]!;
+    expect(options.path).toBe("/socket.io");
+    expect(options.transports).toEqual(["websocket"]);
+    expect(options.query).toEqual({ conversation_id: ID, latest_event_id: "-1", providers_set: "github" });
+  });
+
+  it("renders replayed events, the agent state and the metrics", async () => {
+    await openPage();
+    await waitFor(() => expect(sockets).toHaveLength(1));
+    const socket = sockets[0]!.socket;
+    act(() => socket.fire("connect"));
+    await deliver(
+      socket,
+      ACTION_FIXTURES.message,
+      ACTION_FIXTURES.run,
+      OBSERVATION_FIXTURES.run,
+      { ...OBSERVATION_FIXTURES.agent_state_changed, id: 40, extras: { agent_state: "finished", reason: "" } },
+    );
+    expect(screen.getByTestId("agent-status").textContent).toBe("finished");
+    expect(screen.getByTestId("event-message").textContent).toContain("Write hello.py");
+    expect(screen.getAllByTestId("event-run")).toHaveLength(2);
+    expect(screen.getByTestId("metrics-cost").textContent).toBe("$0.0012");
+  });
+
+  it("resumes from the last event id on reconnect", async () => {
+    await openPage();
+    await waitFor(() => expect(sockets).toHaveLength(1));
+    const socket = sockets[0]!.socket;
+    await deliver(socket, ACTION_FIXTURES.message, OBSERVATION_FIXTURES.run);
+    const reconnectAttempt = socket.io.on.mock.calls.find(([name]) => name === "reconnect_attempt")?.[1] as () => void;
+    reconnectAttempt();
+    expect(socket.io.opts.query.latest_event_id).toBe("6");
+  });
+
+  it("sends chat messages and state changes as oh_user_action", async () => {
+    await openPage();
+    await waitFor(() => expect(sockets).toHaveLength(1));
+    const socket = sockets[0]!.socket;
+    act(() => socket.fire("connect"));
+    await deliver(socket, { ...OBSERVATION_FIXTURES.agent_state_changed, extras: { agent_state: "running", reason: "" } });
+
+    fireEvent.change(screen.getByTestId("chat-input"), { target: { value: "also add tests" } });
+    fireEvent.keyDown(screen.getByTestId("chat-input"), { key: "Enter" });
+    await waitFor(() => expect(socket.emitted).toHaveLength(1));
+    fireEvent.click(screen.getByTestId("pause-agent"));
+    expect(socket.emitted).toEqual([
+      ["oh_user_action", { action: "message", args: { content: "also add tests", image_urls: [], file_urls: [] } }],
+      ["oh_user_action", { action: "change_agent_state", args: { agent_state: "paused" } }],
+    ]);
+  });
+
+  it("shows runtime progress messages as they arrive", async () => {
+    await openPage();
+    await waitFor(() => expect(sockets).toHaveLength(1));
+    const socket = sockets[0]!.socket;
+    act(() => socket.fire("connect"));
+    await deliver(socket, { status_update: true, type: "info", id: "STATUS$STARTING_RUNTIME", message: "Starting runtime..." });
+    expect(screen.getByTestId("status-line").textContent).toContain("Starting runtime...");
+    await deliver(socket, { status_update: true, type: "info", id: "STATUS$SETTING_UP_WORKSPACE", message: "Setting up workspace..." });
+    expect(screen.getByTestId("status-line").textContent).toContain("Setting up workspace...");
+  });
+
+  it("shows the confirm / reject bar in confirmation mode", async () => {
+    await openPage();
+    await waitFor(() => expect(sockets).toHaveLength(1));
+    const socket = sockets[0]!.socket;
+    act(() => socket.fire("connect"));
+    const pending = {
+      ...ACTION_FIXTURES.run,
+      id: 50,
+      args: { ...ACTION_FIXTURES.run.args, confirmation_state: "awaiting_confirmation" },
+    };
+    await deliver(socket, pending, {
+      ...OBSERVATION_FIXTURES.agent_state_changed,
+      id: 51,
+      extras: { agent_state: "awaiting_user_confirmation", reason: "" },
+    });
+    fireEvent.click(screen.getByTestId("confirm-action"));
+    expect(socket.emitted.at(-1)).toEqual([
+      "oh_user_action",
+      { action: "change_agent_state", args: { agent_state: "user_confirmed" } },
+    ]);
+  });
+
+  it("pauses the agent when it reports reaching its iteration limit", async () => {
+    await openPage();
+    await waitFor(() => expect(sockets).toHaveLength(1));
+    const socket = sockets[0]!.socket;
+    act(() => socket.fire("connect"));
+    await deliver(socket, {
+      status_update: true,
+      type: "error",
+      id: "STATUS$ERROR",
+      message: "Agent reached maximum iteration. Current iteration: 50, max iteration: 50",
+    });
+    expect(screen.getByTestId("status-line").textContent).toContain("Agent reached maximum iteration");
+    expect(socket.emitted).toEqual([["oh_user_action", { action: "change_agent_state", args: { agent_state: "paused" } }]]);
+  });
+
+  it("starts a stopped conversation with the providers before connecting", async () => {
+    const { calls } = await openPage(
+      { ...RUNNING, status: "STOPPED", runtime_status: null, url: null },
+      { [`POST /api/conversations/${ID}/start`]: { body: { status: "ok", conversation_id: ID, message: null, conversation_status: "STARTING" } } },
+    );
+    await waitFor(() => expect(calls.some((c) => c.url.endsWith("/start"))).toBe(true));
+    expect(calls.find((c) => c.url.endsWith("/start"))?.body).toEqual({ providers_set: ["github"] });
+    expect(sockets).toHaveLength(0);
+  });
+});

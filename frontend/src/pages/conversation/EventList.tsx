@@ -1,0 +1,60 @@
+/**
+ * The chat transcript. Rows are memoised per event and only the most recent
+ * PAGE visible events are mounted (older ones on request), so long
+ * conversations stay cheap to render and to update.
+ */
+import { useLayoutEffect, useMemo, useRef, useState } from "react";
+import type { AgentState, OhEvent } from "../../api/types";
+import { isChatVisible } from "../../state/eventVisibility";
+import { EventView } from "./events/EventView";
+
+export const PAGE = 300;
+const STICK_PX = 80;
+
+export function EventList({ events, agentState }: { events: readonly OhEvent[]; agentState: AgentState | null }) {
+  const visible = useMemo(() => events.filter(isChatVisible), [events]);
+  const [limit, setLimit] = useState(PAGE);
+  const scroller = useRef<HTMLDivElement>(null);
+  const atBottom = useRef(true);
+
+  const hidden = Math.max(0, visible.length - limit);
+  const shown = hidden > 0 ? visible.slice(hidden) : visible;
+
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (el && atBottom.current) el.scrollTop = el.scrollHeight;
+  }, [shown, agentState]);
+
+  return (
+    <div
+      ref={scroller}
+      className="event-list"
+      data-testid="event-list"
+      role="log"
+      aria-label="Conversation events"
+      aria-live="polite"
+      aria-relevant="additions"
+      onScroll={(e) => {
+        const el = e.currentTarget;
+        atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < STICK_PX;
+      }}
+    >
+      {hidden > 0 && (
+        <button
+          type="button"
+          className="button button--ghost show-earlier"
+          onClick={() => {
+            atBottom.current = false;
+            setLimit((n) => n + PAGE);
+          }}
+        >
+          Show {Math.min(PAGE, hidden)} earlier events
+        </button>
+      )}
+      {visible.length === 0 && <p className="empty muted">No messages yet.</p>}
+      {shown.map((event) => (
+        <EventView key={event.id} event={event} />
+      ))}
+    </div>
+  );
+}

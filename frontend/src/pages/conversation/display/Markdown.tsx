@@ -1,0 +1,35 @@
+/** Markdown rendered by marked and sanitised by DOMPurify; links open in a new tab. */
+import DOMPurify from "dompurify";
+import { marked } from "marked";
+import { memo, useMemo } from "react";
+
+let hookInstalled = false;
+function installLinkHook(): void {
+  if (hookInstalled) return;
+  hookInstalled = true;
+  DOMPurify.addHook("afterSanitizeAttributes", (node) => {
+    if (node instanceof Element && node.tagName === "A" && node.getAttribute("href")) {
+      node.setAttribute("target", "_blank");
+      node.setAttribute("rel", "noopener noreferrer");
+    }
+  });
+}
+
+// Remounted rows (a conversation reopened, earlier events revealed) reuse their HTML.
+const cache = new Map<string, string>();
+const CACHE_SIZE = 500;
+
+export function renderMarkdown(text: string): string {
+  const hit = cache.get(text);
+  if (hit !== undefined) return hit;
+  installLinkHook();
+  const html = DOMPurify.sanitize(marked(text, { async: false, gfm: true, breaks: true }));
+  if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+  cache.set(text, html);
+  return html;
+}
+
+export const Markdown = memo(function Markdown({ text, className }: { text: string; className?: string }) {
+  const html = useMemo(() => renderMarkdown(text), [text]);
+  return <div className={className ? `markdown ${className}` : "markdown"} dangerouslySetInnerHTML={{ __html: html }} />;
+});

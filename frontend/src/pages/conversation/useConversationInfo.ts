@@ -1,0 +1,87 @@
+/**
+ * The conversation's REST record, kept fresh the way server-api.md §9.5
+ * describes: a STOPPED conversation is started once, STARTING is polled
+ * every 3 s, anything else every 30 s.
+ */
+import { useCallback, useEffect, useRef, useState } from "react";
+import { getConversation, startConversation } from "../../api/conversations";
+import type { ConversationInfo, ProviderType } from "../../api/types";
+
+const FAST_POLL_MS = 3000;
+const SLOW_POLL_MS = 30000;
+
+export interface ConversationInfoState {
+  /** undefined while loading; null when the server says it does not exist. */
+  conversation: ConversationInfo | null | undefined;
+  error: string | null;
+  refresh(): void;
+  /** Starts the agent loop again (after it was stopped). */
+  start(): Promise<void>;
+}
+
+/** `ready` holds the first fetch until the settings (and so the providers) are known. */
+export function useConversationInfo(
+  id: string,
+  providers: readonly ProviderType[],
+  ready: boolean,
+): ConversationInfoState {
+  const [conversation, setConversation] = useState<ConversationInfo | null | undefined>(undefined);
+  const [error, setError] = useState<string | null>(null);
+  const [tick, setTick] = useState(0);
+  const autoStarted = useRef(false);
+  const providersRef = useRef(providers);
+  providersRef.current = providers;
+
+  const refresh = useCallback(() => setTick((n) => n + 1), []);
+
+  const start = useCallback(async () => {
+    try {
+      await startConversation(id, [...providersRef.current]);
+      setError(null);
+    } catch (reason) {
+      setError(reason instanceof Error ? reason.message : String(reason));
+    }
+    refresh();
+  }, [id, refresh]);
+
+  useEffect(() => {
+    autoStarted.current = false;
+    setConversation(undefined);
+  }, [id]);
+
+  useEffect(() => {
+    if (!ready) return;
+    let cancelled = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    getConversation(id).then(
+      (info) => {
+        if (cancelled) return;
+        setConversation(info);
+        setError(null);
+        if (!info) return;
+        if (info.status === "STOPPED" && !autoStarted.current) {
+          autoStarted.current = true;
+          void start();
+          return;
+        }
+        timer = setTimeout(refresh, info.status === "STARTING" ? FAST_POLL_MS : SLOW_POLL_MS);
+      },
+      (reason: unknown) => {
+        if (cancelled) return;
+        setError(reason instanceof Error ? reason.message : String(reason));
+        timer = setTimeout(refresh, FAST_POLL_MS);
+      },
+    );
+    return () => {
+      cancelled = true;
+      if (timer) clearTimeout(timer);
+    };
+  }, [id, tick, refresh, start, ready]);
+
+  return { conversation, error, refresh, start };
+}
+
+/** The socket may open once the loop runs (§7.1); a null runtime_status is tolerated. */
+export function socketCanConnect(conversation: ConversationInfo | null | undefined): boolean {
+  return !!conversation && conversation.status === "RUNNING" && conversation.runtime_status !== "STATUS$STOPPED";
+}

@@ -1,0 +1,109 @@
+/** Tabs beside the chat: terminal, files, git changes, browser, served apps. */
+import { lazy, Suspense, useState, type KeyboardEvent } from "react";
+import type { UserAction } from "../../../api/types";
+import type { WorkspaceApi } from "../../../api/workspace";
+import type { ConversationState } from "../../../state/conversationReducer";
+import { runtimeIsReady } from "../../../state/statusText";
+import { AppsTab } from "./AppsTab";
+import { BrowserTab } from "./BrowserTab";
+import { ChangesTab } from "./ChangesTab";
+import { FilesTab } from "./FilesTab";
+
+const TerminalTab = lazy(() => import("./TerminalTab"));
+
+const TABS = [
+  { id: "terminal", label: "Terminal" },
+  { id: "files", label: "Files" },
+  { id: "changes", label: "Changes" },
+  { id: "browser", label: "Browser" },
+  { id: "apps", label: "Apps" },
+] as const;
+type TabId = (typeof TABS)[number]["id"];
+
+interface Props {
+  workspace: WorkspaceApi | null;
+  state: ConversationState;
+  onSend(action: UserAction): boolean;
+}
+
+function NotReady() {
+  return <p className="muted panel-empty">The workspace opens once the agent has started.</p>;
+}
+
+export function WorkspacePanel({ workspace, state, onSend }: Props) {
+  const [active, setActive] = useState<TabId>("terminal");
+  // Panels stay mounted after their first visit so the terminal keeps its scrollback.
+  const [visited, setVisited] = useState<ReadonlySet<TabId>>(() => new Set<TabId>(["terminal"]));
+  const ready = runtimeIsReady(state.agentState) && workspace !== null;
+
+  function select(id: TabId) {
+    setActive(id);
+    setVisited((v) => (v.has(id) ? v : new Set(v).add(id)));
+  }
+
+  function onKeyDown(event: KeyboardEvent<HTMLDivElement>) {
+    const index = TABS.findIndex((t) => t.id === active);
+    const step = event.key === "ArrowRight" ? 1 : event.key === "ArrowLeft" ? -1 : 0;
+    if (!step) return;
+    event.preventDefault();
+    const next = TABS[(index + step + TABS.length) % TABS.length];
+    if (next) {
+      select(next.id);
+      document.getElementById(`tab-${next.id}`)?.focus();
+    }
+  }
+
+  function panel(id: TabId) {
+    switch (id) {
+      case "terminal":
+        return (
+          <Suspense fallback={<p className="muted panel-empty">Loading the terminal…</p>}>
+            <TerminalTab events={state.events} onSend={onSend} />
+          </Suspense>
+        );
+      case "files":
+        return ready && workspace ? <FilesTab workspace={workspace} changeId={state.workspaceChangeId} /> : <NotReady />;
+      case "changes":
+        return ready && workspace ? <ChangesTab workspace={workspace} changeId={state.workspaceChangeId} /> : <NotReady />;
+      case "browser":
+        return <BrowserTab screenshot={state.screenshot} />;
+      case "apps":
+        return ready && workspace ? <AppsTab workspace={workspace} /> : <NotReady />;
+    }
+  }
+
+  return (
+    <section className="workspace-panel" aria-label="Workspace">
+      <div className="tabs" role="tablist" aria-label="Workspace views" onKeyDown={onKeyDown}>
+        {TABS.map((tab) => (
+          <button
+            key={tab.id}
+            id={`tab-${tab.id}`}
+            type="button"
+            role="tab"
+            className="tab"
+            data-testid={`tab-${tab.id}`}
+            aria-selected={active === tab.id}
+            aria-controls={`panel-${tab.id}`}
+            tabIndex={active === tab.id ? 0 : -1}
+            onClick={() => select(tab.id)}
+          >
+            {tab.label}
+          </button>
+        ))}
+      </div>
+      {TABS.filter((tab) => visited.has(tab.id)).map((tab) => (
+        <div
+          key={tab.id}
+          id={`panel-${tab.id}`}
+          role="tabpanel"
+          aria-labelledby={`tab-${tab.id}`}
+          className="tab-panel"
+          hidden={active !== tab.id}
+        >
+          {panel(tab.id)}
+        </div>
+      ))}
+    </section>
+  );
+}

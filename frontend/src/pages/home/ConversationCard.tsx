@@ -1,0 +1,151 @@
+import { memo, useState, type FormEvent } from "react";
+import { Link } from "react-router-dom";
+import { deleteConversation, renameConversation } from "../../api/conversations";
+import type { ConversationInfo } from "../../api/types";
+import { formatCost, relativeTime } from "../../format";
+import { useToast } from "../../hooks/ToastContext";
+
+interface Props {
+  conversation: ConversationInfo;
+  onChanged(conversation: ConversationInfo): void;
+  onDeleted(id: string): void;
+}
+
+type Mode = "view" | "rename" | "confirm-delete";
+
+export const ConversationCard = memo(function ConversationCard({ conversation, onChanged, onDeleted }: Props) {
+  const toast = useToast();
+  const [mode, setMode] = useState<Mode>("view");
+  const [title, setTitle] = useState(conversation.title);
+  const [busy, setBusy] = useState(false);
+  const id = conversation.conversation_id;
+
+  async function rename(event: FormEvent) {
+    event.preventDefault();
+    const next = title.trim();
+    if (!next || next === conversation.title) {
+      setMode("view");
+      return;
+    }
+    setBusy(true);
+    try {
+      await renameConversation(id, next);
+      onChanged({ ...conversation, title: next });
+      setMode("view");
+    } catch (reason) {
+      toast(`Rename failed: ${reason instanceof Error ? reason.message : String(reason)}`, "error");
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function remove() {
+    setBusy(true);
+    try {
+      await deleteConversation(id);
+      onDeleted(id);
+    } catch (reason) {
+      toast(`Delete failed: ${reason instanceof Error ? reason.message : String(reason)}`, "error");
+      setBusy(false);
+    }
+  }
+
+  const cost = formatCost(conversation.accumulated_cost);
+  return (
+    <article className="conversation-card" data-testid="conversation-card" data-conversation-id={id}>
+      {mode === "rename" ? (
+        <form className="rename-form" onSubmit={rename}>
+          <label htmlFor={`rename-${id}`} className="visually-hidden">
+            New title
+          </label>
+          <input
+            id={`rename-${id}`}
+            data-testid="rename-input"
+            value={title}
+            maxLength={200}
+            autoFocus
+            onChange={(e) => setTitle(e.target.value)}
+            onKeyDown={(e) => e.key === "Escape" && setMode("view")}
+          />
+          <button type="submit" className="button button--primary" disabled={busy} data-testid="rename-save">
+            Save
+          </button>
+          <button type="button" className="button button--ghost" onClick={() => setMode("view")}>
+            Cancel
+          </button>
+        </form>
+      ) : (
+        <Link to={`/conversations/${id}`} className="conversation-card__title" data-testid="conversation-title">
+          {conversation.title}
+        </Link>
+      )}
+      <div className="conversation-card__meta">
+        <span className={`pill pill--${conversation.status.toLowerCase()}`} data-testid="conversation-status">
+          {conversation.status}
+        </span>
+        {conversation.selected_repository && (
+          <span className="muted" title="Repository">
+            {conversation.selected_repository}
+            {conversation.selected_branch ? ` @ ${conversation.selected_branch}` : ""}
+          </span>
+        )}
+        {conversation.last_updated_at && (
+          <time className="muted" dateTime={conversation.last_updated_at} title={conversation.last_updated_at}>
+            Updated {relativeTime(conversation.last_updated_at)}
+          </time>
+        )}
+        {cost && (
+          <span className="muted" data-testid="conversation-cost">
+            {cost}
+          </span>
+        )}
+      </div>
+      <div className="conversation-card__actions">
+        {mode === "confirm-delete" ? (
+          <>
+            <span>Delete this conversation?</span>
+            <button
+              type="button"
+              className="button button--danger"
+              disabled={busy}
+              onClick={() => void remove()}
+              data-testid="confirm-delete"
+            >
+              Delete
+            </button>
+            <button type="button" className="button button--ghost" onClick={() => setMode("view")}>
+              Keep
+            </button>
+          </>
+        ) : (
+          <>
+            <Link to={`/conversations/${id}`} className="button button--ghost" aria-label={`Open ${conversation.title}`}>
+              Open
+            </Link>
+            <button
+              type="button"
+              className="button button--ghost"
+              aria-label={`Rename ${conversation.title}`}
+              data-testid="rename-conversation"
+              onClick={() => {
+                setTitle(conversation.title);
+                setMode("rename");
+              }}
+            >
+              Rename
+            </button>
+            <button
+              type="button"
+              className="button button--ghost"
+              aria-label={`Delete ${conversation.title}`}
+              data-testid="delete-conversation"
+              onClick={() => setMode("confirm-delete")}
+            >
+              Delete
+            </button>
+          </>
+        )}
+      </div>
+    </article>
+  );
+});

@@ -1,0 +1,74 @@
+import { useCallback, useEffect, useState } from "react";
+import { listConversations } from "../../api/conversations";
+import type { ConversationInfo } from "../../api/types";
+import { ConversationCard } from "./ConversationCard";
+
+export function ConversationList() {
+  const [items, setItems] = useState<ConversationInfo[]>([]);
+  const [nextPage, setNextPage] = useState<string | null>(null);
+  const [loading, setLoading] = useState(true);
+  const [error, setError] = useState<string | null>(null);
+
+  const load = useCallback(async (pageId: string | null) => {
+    setLoading(true);
+    try {
+      const page = await listConversations(pageId);
+      setItems((current) => {
+        const base = pageId ? current : [];
+        const seen = new Set(base.map((c) => c.conversation_id));
+        return [...base, ...page.results.filter((c) => !seen.has(c.conversation_id))];
+      });
+      setNextPage(page.next_page_id);
+      setError(null);
+    } catch (reason) {
+      setError(reason instanceof Error ? reason.message : String(reason));
+    } finally {
+      setLoading(false);
+    }
+  }, []);
+
+  useEffect(() => {
+    void load(null);
+  }, [load]);
+
+  const onChanged = useCallback((updated: ConversationInfo) => {
+    setItems((list) => list.map((c) => (c.conversation_id === updated.conversation_id ? updated : c)));
+  }, []);
+  const onDeleted = useCallback((id: string) => {
+    setItems((list) => list.filter((c) => c.conversation_id !== id));
+  }, []);
+
+  return (
+    <section className="conversation-list" aria-labelledby="conversations-title">
+      <div className="section-head">
+        <h2 id="conversations-title">Conversations</h2>
+        <button type="button" className="button button--ghost" onClick={() => void load(null)} aria-label="Refresh conversations">
+          Refresh
+        </button>
+      </div>
+      {error && (
+        <p className="form-error" role="alert">
+          Could not load conversations: {error}
+        </p>
+      )}
+      {!loading && !error && items.length === 0 && (
+        <p className="empty" data-testid="no-conversations">
+          No conversations yet. Describe a task above to start one.
+        </p>
+      )}
+      <ul className="cards" data-testid="conversation-list">
+        {items.map((c) => (
+          <li key={c.conversation_id}>
+            <ConversationCard conversation={c} onChanged={onChanged} onDeleted={onDeleted} />
+          </li>
+        ))}
+      </ul>
+      {loading && <p className="muted" role="status">Loading…</p>}
+      {nextPage && !loading && (
+        <button type="button" className="button" onClick={() => void load(nextPage)} data-testid="load-more-conversations">
+          Load more
+        </button>
+      )}
+    </section>
+  );
+}

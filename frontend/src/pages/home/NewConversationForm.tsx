@@ -1,0 +1,106 @@
+import { useState, type FormEvent, type KeyboardEvent } from "react";
+import { Link, useNavigate } from "react-router-dom";
+import { createConversation } from "../../api/conversations";
+import { ApiError } from "../../api/http";
+import type { CreateConversationRequest } from "../../api/types";
+import { providersOf, useSettings } from "../../hooks/SettingsContext";
+import { RepositoryPicker, type RepositoryChoice } from "./RepositoryPicker";
+
+const SETTINGS_ERRORS = new Set(["CONFIGURATION$SETTINGS_NOT_FOUND", "STATUS$ERROR_LLM_AUTHENTICATION"]);
+
+interface StartError {
+  message: string;
+  needsSettings: boolean;
+}
+
+export function NewConversationForm({ disabled }: { disabled: boolean }) {
+  const navigate = useNavigate();
+  const { settings } = useSettings();
+  const providers = providersOf(settings);
+  const [task, setTask] = useState("");
+  const [repo, setRepo] = useState<RepositoryChoice | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<StartError | null>(null);
+
+  async function start() {
+    if (busy || disabled) return;
+    setBusy(true);
+    setError(null);
+    const body: CreateConversationRequest = {};
+    if (task.trim()) body.initial_user_msg = task.trim();
+    if (repo) {
+      body.repository = repo.repository;
+      body.git_provider = repo.provider;
+      if (repo.branch) body.selected_branch = repo.branch;
+    }
+    try {
+      const response = await createConversation(body);
+      navigate(`/conversations/${response.conversation_id}`);
+    } catch (reason) {
+      const apiError = reason instanceof ApiError ? reason : null;
+      setError({
+        message: reason instanceof Error ? reason.message : String(reason),
+        needsSettings: apiError?.msgId ? SETTINGS_ERRORS.has(apiError.msgId) : false,
+      });
+      setBusy(false);
+    }
+  }
+
+  function onSubmit(event: FormEvent) {
+    event.preventDefault();
+    void start();
+  }
+
+  function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {
+    if (event.key === "Enter" && !event.shiftKey && !event.nativeEvent.isComposing) {
+      event.preventDefault();
+      void start();
+    }
+  }
+
+  return (
+    <section className="card new-conversation" aria-labelledby="new-conversation-title">
+      <h1 id="new-conversation-title">What should the agent do?</h1>
+      <form onSubmit={onSubmit}>
+        <label htmlFor="new-conversation-task" className="visually-hidden">
+          Task for the agent
+        </label>
+        <textarea
+          id="new-conversation-task"
+          data-testid="new-conversation-task"
+          className="task-input"
+          placeholder="Describe a task, e.g. “Write a script that prints the first 10 primes”. Enter starts, Shift+Enter adds a line."
+          rows={4}
+          value={task}
+          onChange={(e) => setTask(e.target.value)}
+          onKeyDown={onKeyDown}
+          disabled={disabled}
+        />
+        {providers.length > 0 && <RepositoryPicker providers={providers} value={repo} onChange={setRepo} />}
+        <div className="form-actions">
+          <button
+            type="submit"
+            className="button button--primary"
+            data-testid="start-conversation"
+            aria-label="Start conversation"
+            disabled={busy || disabled}
+          >
+            {busy ? "Starting…" : "Start"}
+          </button>
+          {disabled && <span className="hint">Configure a model in settings first.</span>}
+        </div>
+        {error && (
+          <p className="form-error" role="alert" data-testid="start-error">
+            {error.message}
+            {error.needsSettings && (
+              <>
+                {" "}
+                <Link to="/settings">Open settings</Link>
+              </>
+            )}
+          </p>
+        )}
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,105 @@
+import { useState, type FormEvent } from "react";
+import { deleteSecret, updateSecret } from "../../api/settings";
+import type { CustomSecret } from "../../api/types";
+import { useToast } from "../../hooks/ToastContext";
+
+type Mode = "view" | "edit" | "confirm-delete";
+
+export function SecretRow({ secret, onChanged }: { secret: CustomSecret; onChanged(): void }) {
+  const toast = useToast();
+  const [mode, setMode] = useState<Mode>("view");
+  const [name, setName] = useState(secret.name);
+  const [description, setDescription] = useState(secret.description ?? "");
+  const [busy, setBusy] = useState(false);
+
+  async function run(action: () => Promise<unknown>, done: string) {
+    setBusy(true);
+    try {
+      await action();
+      toast(done, "success");
+      setMode("view");
+      onChanged();
+    } catch (reason) {
+      toast(reason instanceof Error ? reason.message : String(reason), "error");
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  function onSave(event: FormEvent) {
+    event.preventDefault();
+    const body = { name: name.trim(), ...(description.trim() ? { description: description.trim() } : {}) };
+    void run(() => updateSecret(secret.name, body), `Secret ${body.name} updated`);
+  }
+
+  if (mode === "edit") {
+    return (
+      <li className="secret-row" data-testid="secret-row">
+        <form className="secret-edit" onSubmit={onSave}>
+          <label>
+            Name
+            <input value={name} onChange={(e) => setName(e.target.value)} data-testid="secret-edit-name" />
+          </label>
+          <label>
+            Description
+            <input value={description} onChange={(e) => setDescription(e.target.value)} />
+          </label>
+          <button type="submit" className="button button--primary" disabled={busy || !name.trim()}>
+            Save
+          </button>
+          <button type="button" className="button button--ghost" onClick={() => setMode("view")}>
+            Cancel
+          </button>
+        </form>
+      </li>
+    );
+  }
+
+  return (
+    <li className="secret-row" data-testid="secret-row">
+      <div>
+        <code className="secret-name">{secret.name}</code>
+        {secret.description && <span className="muted"> — {secret.description}</span>}
+      </div>
+      <div className="row-actions">
+        {mode === "confirm-delete" ? (
+          <>
+            <button
+              type="button"
+              className="button button--danger"
+              disabled={busy}
+              data-testid="confirm-delete-secret"
+              onClick={() => void run(() => deleteSecret(secret.name), `Secret ${secret.name} deleted`)}
+            >
+              Delete
+            </button>
+            <button type="button" className="button button--ghost" onClick={() => setMode("view")}>
+              Keep
+            </button>
+          </>
+        ) : (
+          <>
+            <button
+              type="button"
+              className="button button--ghost"
+              aria-label={`Edit secret ${secret.name}`}
+              data-testid="edit-secret"
+              onClick={() => setMode("edit")}
+            >
+              Edit
+            </button>
+            <button
+              type="button"
+              className="button button--ghost"
+              aria-label={`Delete secret ${secret.name}`}
+              data-testid="delete-secret"
+              onClick={() => setMode("confirm-delete")}
+            >
+              Delete
+            </button>
+          </>
+        )}
+      </div>
+    </li>
+  );
+}
