@@ -1,0 +1,541 @@
+"""AgentController: drives one agent over an event stream (agent.md §8).
+
+The controller listens to the stream, keeps the agent's :class:`State`, and decides
+when to ask the agent for its next action. Each decision lives in a pure policy
+(`policies`, `error_policy`, `stuck`); this class only applies them:
+
+    on_event → history → handle action / observation → should_step? → _step
+    _step    → limits → replay or agent.step → confirmation → pending → publish
+
+It runs synchronously on the stream's callback thread. A delegate controller does not
+subscribe; its parent forwards events to it.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from litellm.exceptions import BadRequestError, ContextWindowExceededError
+from openai import OpenAIError
+
+from openhands.controller import policies
+from openhands.controller.agent import Agent
+from openhands.controller.error_policy import (
+    RECOVERABLE_AGENT_ERRORS,
+    is_context_window_error,
+    react_to_exception,
+    reportable_exception,
+)
+from openhands.controller.history import load_history
+from openhands.controller.replay import ReplayManager
+from openhands.controller.state.control_flags import BudgetControlFlag, IterationControlFlag
+from openhands.controller.state.state import State
+from openhands.controller.stuck import StuckDetector
+from openhands.controller.sync_bridge import run_coroutine_blocking
+from openhands.core.exceptions import (
+    AgentStuckInLoopError,
+    LLMContextWindowExceedError,
+    LLMNoActionError,
+)
+from openhands.core.logger import openhands_logger as logger
+from openhands.core.schema import AgentState
+from openhands.events.action import (
+    Action,
+    ActionConfirmationStatus,
+    ActionSecurityRisk,
+    AgentDelegateAction,
+    AgentFinishAction,
+    AgentRejectAction,
+    ChangeAgentStateAction,
+    CondensationRequestAction,
+    MessageAction,
+    NullAction,
+    RecallAction,
+    SystemMessageAction,
+)
+from openhands.events.event import Event, EventSource, RecallType
+from openhands.events.observation import (
+    AgentDelegateObservation,
+    AgentStateChangedObservation,
+    ErrorObservation,
+    Observation,
+    UserRejectObservation,
+)
+from openhands.events.stream import EventStream, EventStreamSubscriber
+
+if TYPE_CHECKING:
+    from openhands.core.config import AgentConfig, LLMConfig
+    from openhands.llm.conversation_stats import ConversationStats
+    from openhands.runtime.runtime_status import RuntimeStatus
+    from openhands.security.analyzer import SecurityAnalyzer
+    from openhands.storage.files import FileStore
+
+StatusCallback = Callable[[str, "RuntimeStatus", str], None]
+
+DELEGATE_SUFFIX = "-delegate"
+USER_REJECTED_MESSAGE = "Action has been rejected by the user! Waiting for further user input."
+
+
+class AgentController:
+    def __init__(
+        self,
+        agent: Agent,
+        event_stream: EventStream,
+        conversation_stats: ConversationStats | None,
+        iteration_delta: int,
+        budget_per_task_delta: float | None = None,
+        agent_to_llm_config: dict[str, LLMConfig] | None = None,
+        agent_configs: dict[str, AgentConfig] | None = None,
+        sid: str | None = None,
+        file_store: FileStore | None = None,
+        user_id: str | None = None,
+        confirmation_mode: bool = False,
+        initial_state: State | None = None,
+        is_delegate: bool = False,
+        headless_mode: bool = True,
+        status_callback: StatusCallback | None = None,
+        replay_events: list[Event] | None = None,
+        security_analyzer: SecurityAnalyzer | None = None,
+    ) -> None:
+        self.id = sid or event_stream.sid
+        self.agent = agent
+        self.event_stream = event_stream
+        self.conversation_stats = conversation_stats
+        self.file_store = file_store
+        self.user_id = user_id
+        self.is_delegate = is_delegate
+        self.headless_mode = headless_mode
+        self.status_callback = status_callback
+        self.security_analyzer = security_analyzer
+        self.agent_to_llm_config = agent_to_llm_config or {}
+        self.agent_configs = agent_configs or {}
+        self._initial_max_iterations = iteration_delta
+        self._initial_max_budget_per_task = budget_per_task_delta
+        self.delegate: AgentController | None = None
+        self._pending_action: Action | None = None
+        self._closed = False
+        # State changes also come from other threads (the server, status callbacks):
+        # one transition at a time, each applied in full.
+        self._transition_lock = threading.RLock()
+
+        self.state = self._initial_state(initial_state, confirmation_mode)
+        self.state.history = load_history(event_stream, self.state.start_id, self.state.end_id)
+        self._stuck_detector = StuckDetector(self.state)
+        self._replay_manager = ReplayManager(replay_events)
+        if not is_delegate:
+            event_stream.subscribe(EventStreamSubscriber.AGENT_CONTROLLER, self.on_event, self.id)
+        self._add_system_message()
+
+    def _initial_state(self, given: State | None, confirmation_mode: bool) -> State:
+        if given is not None:
+            given.start_id = max(given.start_id, 0)
+            given.conversation_stats = self.conversation_stats
+            # The current settings decide, not those saved with an old conversation.
+            given.confirmation_mode = confirmation_mode
+            return given
+        delta = self._initial_max_iterations
+        budget = self._initial_max_budget_per_task
+        return State(
+            session_id=self.id.removesuffix(DELEGATE_SUFFIX),
+            user_id=self.user_id,
+            conversation_stats=self.conversation_stats,
+            iteration_flag=IterationControlFlag(
+                limit_increase_amount=delta,
+                current_value=0,
+                max_value=delta,
+                headless_mode=self.headless_mode,
+            ),
+            budget_flag=BudgetControlFlag(
+                limit_increase_amount=budget,
+                current_value=0.0,
+                max_value=budget,
+                headless_mode=self.headless_mode,
+            )
+            if budget
+            else None,
+            confirmation_mode=confirmation_mode,
+            start_id=0,
+        )
+
+    def _add_system_message(self) -> None:
+        """Publish the agent's system prompt once, before the first user message."""
+        for event in self.event_stream.search_events(start_id=self.state.start_id):
+            if isinstance(event, SystemMessageAction):
+                return
+            if isinstance(event, MessageAction) and event.source == EventSource.USER:
+                return
+        message = self.agent.get_system_message()
+        if message is not None and message.content:
+            self.event_stream.add_event(message, EventSource.AGENT)
+
+    # --- public API --------------------------------------------------------------------------
+
+    def get_state(self) -> State:
+        return self.state
+
+    def get_agent_state(self) -> AgentState:
+        return self.state.agent_state
+
+    def save_state(self) -> None:
+        if self.id and self.file_store is not None:
+            self.state.save_to_session(self.id, self.file_store, self.user_id)
+
+    def close(self, set_stop_state: bool = True) -> None:
+        """Stop listening. The history becomes the full record (delegates' events included)."""
+        if self._closed:
+            return
+        if self.delegate is not None:
+            self.delegate.close()
+            self.delegate = None
+        if set_stop_state:
+            self.set_agent_state_to(AgentState.STOPPED)
+        self.state.history = load_history(
+            self.event_stream, self.state.start_id, self.state.end_id, include_delegate_events=True
+        )
+        if not self.is_delegate:
+            self.event_stream.unsubscribe(EventStreamSubscriber.AGENT_CONTROLLER, self.id)
+        self._closed = True
+
+    def set_agent_state_to(self, new_state: AgentState) -> None:
+        self._set_state(new_state)
+
+    def _set_state(self, new_state: AgentState, reason: str = "") -> None:
+        with self._transition_lock:
+            self._apply_state(new_state, reason)
+
+    def _apply_state(self, new_state: AgentState, reason: str) -> None:
+        old_state = self.state.agent_state
+        if new_state == old_state:
+            return
+        self.state.agent_state = new_state
+        if new_state in (AgentState.STOPPED, AgentState.ERROR):
+            self._reset()
+        if old_state == AgentState.ERROR and new_state == AgentState.RUNNING:
+            self._extend_limits()
+        follow_up: AgentState | None = None
+        decision = policies.confirmation_status_for(new_state)
+        if decision is not None and self._pending_action is not None:
+            follow_up = self._release_pending_action(decision)
+        if new_state == AgentState.ERROR:
+            reason = self.state.last_error
+        self.event_stream.add_event(
+            AgentStateChangedObservation("", new_state.value, reason), EventSource.ENVIRONMENT
+        )
+        self.save_state()
+        if follow_up is not None:
+            self._set_state(follow_up)
+
+    # --- events ----------------------------------------------------------------------------------
+
+    def on_event(self, event: Event) -> None:
+        """Stream callback: route to the active delegate, end a finished one, or handle."""
+        delegate = self.delegate
+        if delegate is None:
+            self._on_event(event)
+        elif policies.delegate_receives_events(
+            delegate.get_agent_state(), delegate.state.last_error
+        ):
+            delegate._on_event(event)
+        else:
+            # This event is the delegate's last word (its state change); the parent
+            # answers with the delegate's result instead of handling it.
+            self.end_delegate()
+
+    def _on_event(self, event: Event) -> None:
+        if getattr(event, "hidden", False):
+            return
+        if policies.is_history_event(event):
+            self.state.history.append(event)
+        if isinstance(event, Action):
+            self._handle_action(event)
+        elif isinstance(event, Observation):
+            self._handle_observation(event)
+        if policies.should_step(event, self.state.agent_state, self.delegate is not None):
+            self._step_with_exception_handling()
+
+    def _handle_action(self, action: Action) -> None:
+        handler = self._action_handlers().get(type(action))
+        if handler is not None:
+            handler(action)
+
+    def _action_handlers(self) -> dict[type[Action], Callable[[Any], None]]:
+        return {
+            ChangeAgentStateAction: self._on_change_agent_state,
+            MessageAction: self._on_message,
+            AgentDelegateAction: self._on_delegate,
+            AgentFinishAction: self._on_finish_or_reject,
+            AgentRejectAction: self._on_finish_or_reject,
+        }
+
+    def _on_change_agent_state(self, action: ChangeAgentStateAction) -> None:
+        try:
+            new_state = AgentState(action.agent_state)
+        except ValueError:
+            logger.warning("Ignoring a change to unknown agent state %r", action.agent_state)
+            return
+        self.set_agent_state_to(new_state)
+
+    def _on_message(self, action: MessageAction) -> None:
+        if action.source == EventSource.USER:
+            recall = RecallAction(query=action.content, recall_type=self._recall_type_for(action))
+            self._pending_action = recall
+            self.event_stream.add_event(recall, EventSource.USER)
+            if self.state.agent_state != AgentState.RUNNING:
+                self.set_agent_state_to(AgentState.RUNNING)
+        elif action.wait_for_response:
+            self.set_agent_state_to(AgentState.AWAITING_USER_INPUT)
+
+    def _recall_type_for(self, message: MessageAction) -> RecallType:
+        """Workspace context for this controller's first user message, knowledge after."""
+        for event in self.state.history:
+            if isinstance(event, MessageAction) and event.source == EventSource.USER:
+                if event.id == message.id:
+                    return RecallType.WORKSPACE_CONTEXT
+                return RecallType.KNOWLEDGE
+        return RecallType.WORKSPACE_CONTEXT
+
+    def _on_delegate(self, action: AgentDelegateAction) -> None:
+        try:
+            self.start_delegate(action)
+        except Exception as exc:  # e.g. an unknown agent name: tell the user, don't hang
+            logger.exception("Could not start delegate %s", action.agent)
+            self._react_to_exception(exc)
+            return
+        assert self.delegate is not None
+        if "task" in action.inputs:
+            task = MessageAction(content="TASK: " + str(action.inputs["task"]))
+            self.event_stream.add_event(task, EventSource.USER)
+            self.delegate.set_agent_state_to(AgentState.RUNNING)
+
+    def _on_finish_or_reject(self, action: AgentFinishAction | AgentRejectAction) -> None:
+        self.state.outputs = action.outputs
+        done = AgentState.FINISHED if isinstance(action, AgentFinishAction) else AgentState.REJECTED
+        self.set_agent_state_to(done)
+
+    def _handle_observation(self, observation: Observation) -> None:
+        pending = self._pending_action
+        if pending is None or observation.cause != pending.id or pending.id == Event.INVALID_ID:
+            return
+        if self.state.agent_state == AgentState.AWAITING_USER_CONFIRMATION:
+            return
+        self._pending_action = None
+        next_state = policies.state_after_pending_observation(self.state.agent_state)
+        if next_state is not None:
+            self.set_agent_state_to(next_state)
+
+    # --- stepping ----------------------------------------------------------------------------------
+
+    def _step_with_exception_handling(self) -> None:
+        try:
+            self._step()
+        except Exception as exc:
+            logger.exception("Error while running the agent")
+            self._react_to_exception(reportable_exception(exc))
+
+    def _step(self) -> None:
+        if self.state.agent_state != AgentState.RUNNING or self._pending_action is not None:
+            return
+        self._update_budget_spent()
+        if self._is_stuck():
+            self._react_to_exception(AgentStuckInLoopError("Agent got stuck in a loop"))
+            return
+        try:
+            self.state.iteration_flag.step()
+            if self.state.budget_flag is not None:
+                self.state.budget_flag.step()
+        except RuntimeError as limit_error:
+            self._react_to_exception(limit_error)
+            return
+        action = self._next_action()
+        if action is None:
+            return
+        if action.runnable:
+            self._gate_for_confirmation(action)
+            self._pending_action = action
+        if not isinstance(action, NullAction):
+            self._publish_action(action)
+
+    def _next_action(self) -> Action | None:
+        """The replayed or the agent's next action; None when the step ended otherwise."""
+        if self._replay_manager.should_replay():
+            return self._replay_manager.step()
+        try:
+            action = self.agent.step(self.state)
+            if action is None:
+                raise LLMNoActionError("No action was returned")
+        except RECOVERABLE_AGENT_ERRORS as agent_error:
+            # The agent sees what went wrong; that observation makes it step again.
+            self.event_stream.add_event(ErrorObservation(str(agent_error)), EventSource.AGENT)
+            return None
+        except (ContextWindowExceededError, BadRequestError, OpenAIError) as llm_error:
+            if not is_context_window_error(llm_error):
+                raise
+            if not self.agent.config.enable_history_truncation:
+                raise LLMContextWindowExceedError() from llm_error
+            self.event_stream.add_event(CondensationRequestAction(), EventSource.AGENT)
+            return None
+        action.source = EventSource.AGENT
+        return action
+
+    def _gate_for_confirmation(self, action: Action) -> None:
+        """In confirmation mode, score the action and mark it as awaiting when it must wait."""
+        if not self.state.confirmation_mode or not policies.is_gated(action):
+            return
+        risk = self._assess_risk(action)
+        action.security_risk = risk  # type: ignore[attr-defined]
+        if policies.needs_confirmation(
+            risk, self.security_analyzer is not None, self.agent.config.cli_mode
+        ):
+            action.confirmation_state = ActionConfirmationStatus.AWAITING_CONFIRMATION  # type: ignore[attr-defined]
+
+    def _assess_risk(self, action: Action) -> ActionSecurityRisk:
+        if self.security_analyzer is None:
+            return ActionSecurityRisk.UNKNOWN
+        try:
+            return run_coroutine_blocking(self.security_analyzer.security_risk(action))
+        except Exception:
+            logger.exception("Security analyzer failed; treating the risk as unknown")
+            return ActionSecurityRisk.UNKNOWN
+
+    def _publish_action(self, action: Action) -> None:
+        awaiting = _is_awaiting_confirmation(action)
+        held_back = awaiting and not policies.carries_confirmation_state(action)
+        if awaiting:
+            reason = policies.describe_held_action(action) if held_back else ""
+            self._set_state(AgentState.AWAITING_USER_CONFIRMATION, reason)
+        action.llm_metrics = self.state.to_llm_metrics()
+        if held_back:
+            # Its wire form cannot say "awaiting", so the runtime would run it: it stays
+            # pending here until the user confirms (published then) or rejects it.
+            return
+        self.event_stream.add_event(action, action.source or EventSource.AGENT)
+
+    def _release_pending_action(self, decision: ActionConfirmationStatus) -> AgentState | None:
+        """Apply the user's confirm/reject to the pending action; returns a follow-up state."""
+        action = self._pending_action
+        assert action is not None
+        published = action.id != Event.INVALID_ID
+        if published and hasattr(action, "thought"):
+            action.thought = ""  # already shown once with the first copy
+        action.confirmation_state = decision  # type: ignore[attr-defined]
+        if not published and decision == ActionConfirmationStatus.REJECTED:
+            # Never published, so no runtime will answer: answer for it.
+            self._pending_action = None
+            self.event_stream.add_event(
+                UserRejectObservation(USER_REJECTED_MESSAGE), EventSource.AGENT
+            )
+            return AgentState.AWAITING_USER_INPUT
+        action.id = Event.INVALID_ID
+        self.event_stream.add_event(action, EventSource.AGENT)
+        return None
+
+    def _update_budget_spent(self) -> None:
+        if self.state.budget_flag is not None and self.conversation_stats is not None:
+            spent = self.conversation_stats.get_combined_metrics().accumulated_cost
+            self.state.budget_flag.current_value = spent
+
+    def _extend_limits(self) -> None:
+        self.state.iteration_flag.increase_limit(self.headless_mode)
+        if self.state.budget_flag is not None:
+            self.state.budget_flag.increase_limit(self.headless_mode)
+
+    def _is_stuck(self) -> bool:
+        if self.delegate is not None and self.delegate._is_stuck():
+            return True
+        return self._stuck_detector.is_stuck(self.headless_mode)
+
+    # --- errors and resets -------------------------------------------------------------------------
+
+    def _react_to_exception(self, exc: BaseException) -> None:
+        reaction = react_to_exception(exc, self.status_callback is not None)
+        self.state.last_error = reaction.last_error
+        if self.status_callback is not None and reaction.runtime_status is not None:
+            try:
+                self.status_callback("error", reaction.runtime_status, reaction.last_error)
+            except Exception:
+                logger.exception("Status callback failed")
+        self.set_agent_state_to(reaction.state)
+
+    def _reset(self) -> None:
+        """On STOPPED/ERROR: answer an unanswered tool action, drop it, reset the agent."""
+        pending = self._pending_action
+        if pending is not None and policies.needs_not_executed_notice(pending, self.state.history):
+            content, error_id = policies.not_executed_notice(self.state.agent_state)
+            notice = ErrorObservation(content, error_id=error_id)
+            notice.tool_call_metadata = pending.tool_call_metadata
+            notice.cause = pending.id
+            self.event_stream.add_event(notice, EventSource.AGENT)
+        self._pending_action = None
+        self.agent.reset()
+
+    # --- delegation ----------------------------------------------------------------------------------
+
+    def start_delegate(self, action: AgentDelegateAction) -> None:
+        """Hand the conversation to another agent until it finishes (shared limits)."""
+        agent_cls = Agent.get_cls(action.agent)
+        config = self.agent_configs.get(action.agent, self.agent.config)
+        delegate_agent = agent_cls(config=config, llm_registry=self.agent.llm_registry)
+        parent = self.state
+        state = State(
+            session_id=self.id.removesuffix(DELEGATE_SUFFIX),
+            user_id=self.user_id,
+            inputs=action.inputs or {},
+            iteration_flag=parent.iteration_flag,
+            budget_flag=parent.budget_flag,
+            delegate_level=parent.delegate_level + 1,
+            metrics=parent.metrics,
+            start_id=self.event_stream.get_latest_event_id() + 1,
+            parent_metrics_snapshot=copy.deepcopy(parent.metrics),
+            parent_iteration=parent.iteration_flag.current_value,
+        )
+        self.delegate = AgentController(
+            sid=self.id + DELEGATE_SUFFIX,
+            agent=delegate_agent,
+            event_stream=self.event_stream,
+            conversation_stats=self.conversation_stats,
+            iteration_delta=self._initial_max_iterations,
+            budget_per_task_delta=self._initial_max_budget_per_task,
+            agent_to_llm_config=self.agent_to_llm_config,
+            agent_configs=self.agent_configs,
+            initial_state=state,
+            is_delegate=True,
+            headless_mode=self.headless_mode,
+            # Delegates are held to the same confirmation rules as their parent.
+            confirmation_mode=parent.confirmation_mode,
+            security_analyzer=self.security_analyzer,
+        )
+
+    def end_delegate(self) -> None:
+        """Close the delegate and report its result to the parent's agent."""
+        delegate = self.delegate
+        if delegate is None:
+            return
+        final_state = delegate.get_agent_state()
+        outputs = dict(delegate.state.outputs)
+        self.state.iteration_flag.current_value = delegate.state.iteration_flag.current_value
+        delegate.close()
+        self.delegate = None
+        content = policies.delegate_result_content(delegate.agent.name, final_state, outputs)
+        observation = AgentDelegateObservation(content=content, outputs=outputs)
+        observation.tool_call_metadata = self._last_delegate_metadata()
+        self.event_stream.add_event(observation, EventSource.AGENT)
+
+    def _last_delegate_metadata(self) -> Any:
+        for event in reversed(self.state.history):
+            if isinstance(event, AgentDelegateAction):
+                return event.tool_call_metadata
+        return None
+
+    def __repr__(self) -> str:
+        return (
+            f"AgentController(id={self.id!r}, agent={self.agent.name!r}, "
+            f"state={self.state.agent_state.value!r}, delegate={self.delegate!r})"
+        )
+
+
+def _is_awaiting_confirmation(action: Action) -> bool:
+    status = getattr(action, "confirmation_state", None)
+    return status == ActionConfirmationStatus.AWAITING_CONFIRMATION

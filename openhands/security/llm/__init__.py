@@ -1,0 +1,3 @@
+from openhands.security.llm.analyzer import LLMRiskAnalyzer
+
+__all__ = ["LLMRiskAnalyzer"]

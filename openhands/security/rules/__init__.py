@@ -1,0 +1,3 @@
+from openhands.security.rules.analyzer import RuleBasedSecurityAnalyzer
+
+__all__ = ["RuleBasedSecurityAnalyzer"]

@@ -1,0 +1,98 @@
+"""The Agent base class and its registry."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from openhands.controller.agent import Agent
+from openhands.controller.state.state import State
+from openhands.core.config import AgentConfig
+from openhands.core.exceptions import AgentAlreadyRegisteredError, AgentNotRegisteredError
+from openhands.events.action import Action, AgentFinishAction
+from tests.unit.controller.harness import llm_registry
+
+
+class MinimalAgent(Agent):
+    def step(self, state: State) -> Action:
+        self._complete = True
+        return AgentFinishAction()
+
+
+class OtherAgent(MinimalAgent):
+    pass
+
+
+@pytest.fixture(autouse=True)
+def _clean_registry() -> Iterator[None]:
+    saved = dict(Agent._registry)
+    yield
+    Agent._registry.clear()
+    Agent._registry.update(saved)
+
+
+def _tool(name: str) -> dict:
+    return {"type": "function", "function": {"name": name, "parameters": {"type": "object"}}}
+
+
+def test_registry() -> None:
+    Agent.register("Minimal", MinimalAgent)
+    Agent.register("Minimal", MinimalAgent)  # the same class again is fine
+    assert Agent.get_cls("Minimal") is MinimalAgent
+    assert "Minimal" in Agent.list_agents()
+    with pytest.raises(AgentAlreadyRegisteredError):
+        Agent.register("Minimal", OtherAgent)
+    with pytest.raises(AgentNotRegisteredError):
+        Agent.get_cls("Nobody")
+
+
+def test_agent_uses_the_registrys_agent_llm() -> None:
+    registry = llm_registry()
+    agent = MinimalAgent(AgentConfig(), registry)
+    assert agent.llm is registry.get_llm("agent")
+    assert agent.llm_registry is registry
+    assert agent.name == "MinimalAgent"
+
+
+def test_complete_and_reset() -> None:
+    agent = MinimalAgent(AgentConfig(), llm_registry())
+    assert not agent.complete
+    agent.step(State())
+    assert agent.complete
+    agent.reset()
+    assert not agent.complete
+
+
+def test_mcp_tools_are_appended_once() -> None:
+    agent = MinimalAgent(AgentConfig(), llm_registry())
+    agent.tools = [_tool("execute_bash")]
+    agent.set_mcp_tools([_tool("fetch"), _tool("execute_bash"), _tool("fetch"), {"bad": 1}])
+    assert [t["function"]["name"] for t in agent.tools] == ["execute_bash", "fetch"]
+    assert list(agent.mcp_tools) == ["fetch"]
+
+
+class _Prompts:
+    def __init__(self) -> None:
+        self.cli_modes: list[bool] = []
+
+    def get_system_message(self, cli_mode: bool) -> str:
+        self.cli_modes.append(cli_mode)
+        return "system prompt"
+
+
+def test_system_message_comes_from_the_prompt_manager() -> None:
+    agent = MinimalAgent(AgentConfig(cli_mode=True), llm_registry())
+    assert agent.get_system_message() is None
+    with pytest.raises(RuntimeError):
+        _ = agent.prompt_manager
+    prompts = _Prompts()
+    agent._prompt_manager = prompts
+    agent.tools = [_tool("think")]
+    message = agent.get_system_message()
+    assert message is not None
+    assert message.content == "system prompt"
+    assert message.tools == [_tool("think")]
+    assert message.agent_class == "MinimalAgent"
+    assert prompts.cli_modes == [True]
+    assert agent.prompt_manager is prompts
