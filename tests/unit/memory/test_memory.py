@@ -1,0 +1,204 @@
+"""Memory answering RecallActions on a real EventStream (spec §4.2)."""
+
+from __future__ import annotations
+
+import queue
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from openhands.events.action import RecallAction
+from openhands.events.event import Event, EventSource, RecallType
+from openhands.events.observation import NullObservation, Observation, RecallObservation
+from openhands.events.stream import EventStream, EventStreamSubscriber
+from openhands.memory.memory import Memory
+from openhands.microagent import BaseMicroagent
+from openhands.runtime.runtime_status import RuntimeStatus
+from openhands.storage.memory import InMemoryFileStore
+
+TIMEOUT = 5.0
+
+
+class _Runtime:
+    web_hosts = {"http://localhost:12000": 12000}
+    additional_agent_instructions = "Prefer port 12000."
+
+
+@pytest.fixture
+def stream() -> Iterator[EventStream]:
+    stream = EventStream("memory-test", InMemoryFileStore())
+    yield stream
+    stream.close()
+
+
+@pytest.fixture
+def observations(stream: EventStream) -> queue.Queue[Observation]:
+    received: queue.Queue[Observation] = queue.Queue()
+
+    def collect(event: Event) -> None:
+        if isinstance(event, Observation):
+            received.put(event)
+
+    stream.subscribe(EventStreamSubscriber.TEST, collect, "collector")
+    return received
+
+
+@pytest.fixture
+def microagent_dirs(tmp_path: Path) -> tuple[Path, Path]:
+    global_dir = tmp_path / "global"
+    (global_dir / "frameworks").mkdir(parents=True)
+    (global_dir / "frameworks" / "flask.md").write_text(
+        "---\nname: flask\ntriggers: [Flask]\n---\nRun flask with --host 0.0.0.0."
+    )
+    (global_dir / "style.md").write_text("Keep functions short.")
+    return global_dir, tmp_path / "user" / "microagents"
+
+
+def _memory(stream: EventStream, dirs: tuple[Path, Path], **kwargs: Any) -> Memory:
+    return Memory(
+        stream, "sid", global_microagents_dir=dirs[0], user_microagents_dir=dirs[1], **kwargs
+    )
+
+
+def _recall(stream: EventStream, kind: RecallType, query: str, source: EventSource) -> RecallAction:
+    action = RecallAction(recall_type=kind, query=query)
+    stream.add_event(action, source)
+    return action
+
+
+def _next(received: queue.Queue[Observation]) -> Observation:
+    return received.get(timeout=TIMEOUT)
+
+
+def test_loads_global_and_user_microagents(
+    stream: EventStream, microagent_dirs: tuple[Path, Path]
+) -> None:
+    _, user_dir = microagent_dirs
+    user_dir.mkdir(parents=True)
+    (user_dir / "mine.md").write_text("---\ntriggers: [deploy]\n---\nDeploy with care.")
+    memory = _memory(stream, microagent_dirs)
+    assert set(memory.knowledge_microagents) == {"frameworks/flask", "mine"}
+    assert set(memory.repo_microagents) == {"style"}
+
+
+def test_user_dir_is_created(stream: EventStream, microagent_dirs: tuple[Path, Path]) -> None:
+    _memory(stream, microagent_dirs)
+    assert microagent_dirs[1].is_dir()
+
+
+def test_first_message_gets_the_workspace_context(
+    stream: EventStream,
+    observations: queue.Queue[Observation],
+    microagent_dirs: tuple[Path, Path],
+) -> None:
+    memory = _memory(stream, microagent_dirs)
+    memory.set_repository_info("acme/shop", "/workspace/shop", "feature/cart")
+    memory.set_runtime_info(_Runtime(), {"API_TOKEN": "token for the shop API"}, "/workspace")
+    memory.set_conversation_instructions("Answer in French.")
+
+    recall = _recall(stream, RecallType.WORKSPACE_CONTEXT, "Build a flask app", EventSource.USER)
+    obs = _next(observations)
+    assert isinstance(obs, RecallObservation)
+    assert obs.cause == recall.id
+    assert obs.source == EventSource.ENVIRONMENT
+    assert obs.content == "Added workspace context"
+    assert obs.recall_type == RecallType.WORKSPACE_CONTEXT
+    assert (obs.repo_name, obs.repo_directory, obs.repo_branch) == (
+        "acme/shop",
+        "/workspace/shop",
+        "feature/cart",
+    )
+    assert obs.repo_instructions == "Keep functions short."
+    assert obs.runtime_hosts == {"http://localhost:12000": 12000}
+    assert obs.additional_agent_instructions == "Prefer port 12000."
+    assert obs.custom_secrets_descriptions == {"API_TOKEN": "token for the shop API"}
+    assert obs.conversation_instructions == "Answer in French."
+    assert obs.working_dir == "/workspace"
+    assert obs.date == datetime.now(UTC).date().isoformat()
+    assert [(k.name, k.trigger) for k in obs.microagent_knowledge] == [
+        ("frameworks/flask", "Flask")
+    ]
+    # It was persisted like any event.
+    assert stream.get_event(obs.id).cause == recall.id
+
+
+def test_knowledge_recall_from_user_or_agent(
+    stream: EventStream,
+    observations: queue.Queue[Observation],
+    microagent_dirs: tuple[Path, Path],
+) -> None:
+    _memory(stream, microagent_dirs)
+    recall = _recall(stream, RecallType.KNOWLEDGE, "now add FLASK routes", EventSource.AGENT)
+    obs = _next(observations)
+    assert isinstance(obs, RecallObservation)
+    assert obs.cause == recall.id
+    assert obs.content == "Retrieved knowledge from microagents"
+    assert obs.microagent_knowledge[0].content == "Run flask with --host 0.0.0.0."
+
+    miss = _recall(stream, RecallType.KNOWLEDGE, "nothing relevant", EventSource.USER)
+    obs = _next(observations)
+    assert isinstance(obs, NullObservation)
+    assert (obs.cause, obs.content) == (miss.id, "")
+
+
+def test_nothing_to_say_gives_a_null_observation(
+    stream: EventStream, observations: queue.Queue[Observation], tmp_path: Path
+) -> None:
+    Memory(stream, "sid", global_microagents_dir=tmp_path / "none", user_microagents_dir=None)
+    recall = _recall(stream, RecallType.WORKSPACE_CONTEXT, "hello", EventSource.USER)
+    obs = _next(observations)
+    assert isinstance(obs, NullObservation)
+    assert obs.cause == recall.id
+
+
+def test_errors_go_to_the_status_callback(
+    stream: EventStream,
+    observations: queue.Queue[Observation],
+    microagent_dirs: tuple[Path, Path],
+) -> None:
+    reports: queue.Queue[tuple[str, Any, str]] = queue.Queue()
+    memory = _memory(stream, microagent_dirs, status_callback=lambda *a: reports.put(a))
+
+    def broken(query: str) -> list:
+        raise RuntimeError("index is gone")
+
+    memory.find_microagent_knowledge = broken  # type: ignore[method-assign]
+    _recall(stream, RecallType.KNOWLEDGE, "flask", EventSource.USER)
+    kind, status, message = reports.get(timeout=TIMEOUT)
+    assert (kind, status, message) == ("error", RuntimeStatus.ERROR_MEMORY, "Error: RuntimeError")
+    with pytest.raises(queue.Empty):
+        observations.get(timeout=0.3)
+
+
+def test_workspace_microagents_replace_global_ones_and_bring_mcp_tools(
+    stream: EventStream, microagent_dirs: tuple[Path, Path]
+) -> None:
+    memory = _memory(stream, microagent_dirs)
+    repo = BaseMicroagent.load(
+        Path("style.md"),
+        file_content=(
+            "---\nname: style\nmcp_tools:\n  stdio_servers:\n  - name: lint\n"
+            "    command: lint-server\n---\nUse the repo linter."
+        ),
+    )
+    knowledge = BaseMicroagent.load(
+        Path("f.md"), file_content="---\nname: frameworks/flask\ntriggers: [flask]\n---\nNew text."
+    )
+    memory.load_user_workspace_microagents([repo, knowledge])
+    assert memory.repo_microagents["style"].content == "Use the repo linter."
+    assert memory.knowledge_microagents["frameworks/flask"].content == "New text."
+    tools = memory.get_microagent_mcp_tools()
+    assert [s.name for s in tools[0].stdio_servers] == ["lint"]
+
+
+def test_repository_info_needs_a_name_or_directory(
+    stream: EventStream, microagent_dirs: tuple[Path, Path]
+) -> None:
+    memory = _memory(stream, microagent_dirs)
+    memory.set_repository_info(None, None)
+    assert memory.repository_info is None
+    memory.set_repository_info("a/b", None)
+    assert memory.repository_info is not None
