@@ -65,16 +65,21 @@ class RetryMixin:
             )
             if retry_listener is not None:
                 retry_listener(attempt, num_retries)
-            if exc is not None:
-                # The controller reads these to tell a retried rate limit from an exhausted one.
-                exc.retry_attempt = attempt  # type: ignore[attr-defined]
-                exc.max_retries = num_retries  # type: ignore[attr-defined]
             # A deterministic sampler would likely give the same empty answer again.
             if isinstance(exc, LLMNoResponseError) and not retry_state.kwargs.get("temperature"):
                 retry_state.kwargs["temperature"] = 1.0
 
+        def mark_attempt(retry_state: RetryCallState) -> None:
+            # Every failed attempt is marked, the last one included, so the controller can
+            # tell an exhausted rate limit (→ ERROR) from one still being retried.
+            exc = retry_state.outcome.exception() if retry_state.outcome else None
+            if exc is not None:
+                exc.retry_attempt = retry_state.attempt_number  # type: ignore[attr-defined]
+                exc.max_retries = num_retries  # type: ignore[attr-defined]
+
         decorator = retry(
             reraise=True,
+            after=mark_attempt,
             stop=stop_after_attempt(num_retries) | _StopOnShutdown(),
             wait=wait_exponential(
                 multiplier=retry_multiplier, min=retry_min_wait, max=retry_max_wait
