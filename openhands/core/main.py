@@ -1,0 +1,227 @@
+"""Headless entrypoint: ``python -m openhands.core.main -t "task"`` (agent.md §9.4–9.5).
+
+Runs one conversation to an end state (finished, rejected, error, paused or stopped) and
+optionally saves the trajectory. The same ``run_controller`` drives evaluation harnesses.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from openhands.core.config import OpenHandsConfig, parse_arguments, setup_config_from_args
+from openhands.core.config.arg_utils import openhands_version
+from openhands.core.logger import openhands_logger as logger
+from openhands.core.schema import AgentState
+from openhands.core.setup import (
+    create_agent,
+    create_controller,
+    create_memory,
+    create_registry_and_conversation_stats,
+    create_runtime,
+    generate_sid,
+    initialize_repository_for_runtime,
+)
+from openhands.events.action import Action, MessageAction, NullAction
+from openhands.events.event import Event, EventSource
+from openhands.events.observation import AgentStateChangedObservation
+from openhands.events.serialization import event_from_dict, event_to_trajectory
+from openhands.events.stream import EventStreamSubscriber
+
+if TYPE_CHECKING:
+    from openhands.controller.state.state import State
+    from openhands.memory.memory import Memory
+    from openhands.runtime.base import Runtime
+
+END_STATES = (
+    AgentState.FINISHED,
+    AgentState.REJECTED,
+    AgentState.ERROR,
+    AgentState.PAUSED,
+    AgentState.STOPPED,
+)
+
+AUTO_CONTINUE_RESPONSE = (
+    "Please continue working on the task using whatever approach you think is best. "
+    "When the task is complete, use the finish tool. There is no human available to "
+    "answer questions, so do not ask for one."
+)
+
+RESUME_AFTER_ERROR_MESSAGE = (
+    "The previous run of this conversation stopped with an error. Do not simply repeat what "
+    "you were doing: look at what went wrong, and if it is unclear how to proceed, ask me "
+    "about the earlier errors."
+)
+
+FakeUserResponse = Callable[["State"], str]
+
+
+def auto_continue_response(state: State, **_: Any) -> str:
+    return AUTO_CONTINUE_RESPONSE
+
+
+def read_task_from_stdin() -> str:
+    """One line, or everything up to a line ``/exit``, from a non-interactive stdin."""
+    lines = []
+    for line in sys.stdin:
+        if line.strip() == "/exit":
+            break
+        lines.append(line)
+    return "".join(lines).strip()
+
+
+def load_replay_events(path: str) -> list[Event]:
+    with open(path) as f:
+        data = json.load(f)
+    if not isinstance(data, list):
+        raise ValueError(f"Replay trajectory {path} must be a JSON list of events")
+    return [event_from_dict(item) for item in data]
+
+
+def save_trajectory(config: OpenHandsConfig, sid: str, history: list[Event]) -> str | None:
+    target = config.save_trajectory_path
+    if not target:
+        return None
+    path = Path(target)
+    if path.is_dir() or target.endswith(os.sep):
+        path.mkdir(parents=True, exist_ok=True)
+        path = path / f"{sid}.json"
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    items = [
+        event_to_trajectory(e, include_screenshots=config.save_screenshots_in_trajectory)
+        for e in history
+    ]
+    path.write_text(json.dumps(items, indent=4))
+    logger.info("Trajectory saved to %s", path)
+    return str(path)
+
+
+async def run_controller(
+    config: OpenHandsConfig,
+    initial_user_action: Action,
+    sid: str | None = None,
+    runtime: Runtime | None = None,
+    exit_on_message: bool = False,
+    fake_user_response_fn: FakeUserResponse | None = None,
+    headless_mode: bool = True,
+    memory: Memory | None = None,
+    conversation_instructions: str | None = None,
+) -> State | None:
+    """Run one conversation until the agent reaches an end state; return its State."""
+    sid = sid or generate_sid(config)
+    llm_registry, conversation_stats, config = create_registry_and_conversation_stats(config, sid)
+    agent = create_agent(config, llm_registry)
+
+    if runtime is None:
+        runtime = create_runtime(
+            config, llm_registry, sid=sid, headless_mode=headless_mode, agent=agent
+        )
+        await runtime.connect()
+        repo_directory = await asyncio.to_thread(
+            initialize_repository_for_runtime, runtime, config.sandbox.selected_repo
+        )
+    else:
+        repo_directory = None
+    event_stream = runtime.event_stream
+
+    if memory is None:
+        memory = await asyncio.to_thread(
+            create_memory,
+            runtime,
+            event_stream,
+            sid,
+            config.sandbox.selected_repo,
+            repo_directory,
+            None,
+            conversation_instructions,
+            str(runtime.workspace_root),
+        )
+
+    replay_events = None
+    if config.replay_trajectory_path:
+        if not isinstance(initial_user_action, NullAction):
+            raise ValueError("A task cannot be given together with a replay trajectory")
+        replay_events = load_replay_events(config.replay_trajectory_path)
+
+    controller, initial_state = create_controller(
+        agent, runtime, config, conversation_stats, headless_mode=True, replay_events=replay_events
+    )
+
+    if initial_state is not None and initial_state.last_error:
+        event_stream.add_event(MessageAction(RESUME_AFTER_ERROR_MESSAGE), EventSource.USER)
+    elif not isinstance(initial_user_action, NullAction):
+        event_stream.add_event(initial_user_action, EventSource.USER)
+
+    def on_event(event: Event) -> None:
+        if not isinstance(event, AgentStateChangedObservation):
+            return
+        if event.agent_state != AgentState.AWAITING_USER_INPUT.value:
+            return
+        if exit_on_message:
+            reply = "/exit"
+        elif fake_user_response_fn is not None:
+            reply = fake_user_response_fn(controller.get_state())
+        else:
+            reply = input("Request user input >> ")
+        event_stream.add_event(MessageAction(reply), EventSource.USER)
+
+    event_stream.subscribe(EventStreamSubscriber.MAIN, on_event, sid)
+    try:
+        while controller.get_agent_state() not in END_STATES:
+            await asyncio.sleep(0.2)
+    except asyncio.CancelledError:
+        logger.info("Run cancelled")
+        raise
+    finally:
+        state = controller.get_state()
+        if config.file_store != "memory":
+            try:
+                controller.save_state()
+            except Exception as e:
+                logger.warning("Could not save the state of %s: %s", sid, e)
+        controller.close(set_stop_state=False)
+        event_stream.unsubscribe(EventStreamSubscriber.MAIN, sid)
+        history = list(event_stream.search_events())
+        save_trajectory(config, sid, history)
+        runtime.close()
+        event_stream.close()
+    return state
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_arguments(argv)
+    if getattr(args, "version", False):
+        print(f"OpenHands version: {openhands_version()}")
+        return 0
+    config = setup_config_from_args(args)
+
+    task = ""
+    if args.file:
+        task = Path(args.file).read_text()
+    elif args.task:
+        task = args.task
+    elif not sys.stdin.isatty():
+        task = read_task_from_stdin()
+
+    if not task and not config.replay_trajectory_path:
+        raise ValueError("No task provided. Please specify a task through -t, -f.")
+    if task and config.replay_trajectory_path:
+        raise ValueError("A task cannot be given together with --replay-trajectory-path")
+    initial: Action = MessageAction(task) if task else NullAction()
+
+    sid = generate_sid(config, args.name or None)
+    fake = None if getattr(args, "no_auto_continue", False) else auto_continue_response
+    state = asyncio.run(run_controller(config, initial, sid=sid, fake_user_response_fn=fake))
+    final = state.agent_state if state is not None else AgentState.ERROR
+    logger.info("Conversation %s ended in state %s", sid, getattr(final, "value", final))
+    return 0 if final == AgentState.FINISHED else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
