@@ -122,3 +122,36 @@ def test_a_task_runs_to_finish(
 
     actions = [e for e in events if isinstance(e, Action) and e.source == EventSource.AGENT]
     assert all(a.tool_call_metadata is not None for a in actions if a.runnable)
+
+
+def test_rate_limit_that_outlasts_the_retries_ends_in_error(
+    scripted_llm: ScriptedLLMServer, stream: EventStream
+) -> None:
+    """Through the real LLM wrapper: 429s beyond num_retries end the run in ERROR, not in a
+    RATE_LIMITED state that a headless run would wait in forever (reference quirk)."""
+    scripted_llm.push(*[s.rate_limit_error() for _ in range(3)])
+    agent = CodeActAgent(
+        agent_config(),
+        registry(scripted_llm.llm_config(native_tool_calling=True, num_retries=2)),
+    )
+    _Runtime(stream)
+    Memory(stream, "loop", global_microagents_dir=None, user_microagents_dir=None)
+    controller = AgentController(
+        agent=agent,
+        event_stream=stream,
+        conversation_stats=None,
+        iteration_delta=10,
+        sid="loop",
+        status_callback=lambda level, status, msg: None,
+    )
+    try:
+        stream.add_event(MessageAction(content="Hello"), EventSource.USER)
+        _wait(lambda: controller.get_agent_state() == AgentState.ERROR)
+    finally:
+        controller.close()
+    assert len(scripted_llm.completion_requests) == 2
+    assert controller.get_state().last_error == "CHAT_INTERFACE$AGENT_RATE_LIMITED_STOPPED_MESSAGE"
+    reasons = [
+        e.reason for e in stream.search_events() if getattr(e, "agent_state", None) == "error"
+    ]
+    assert reasons == ["CHAT_INTERFACE$AGENT_RATE_LIMITED_STOPPED_MESSAGE"]
