@@ -17,6 +17,7 @@ import random
 import shlex
 import string
 import tempfile
+import threading
 import zipfile
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -70,6 +71,7 @@ PROVIDER_TOKEN_ENV_NAMES = ("github_token", "gitlab_token", "bitbucket_token")
 SETUP_SCRIPT = ".openhands/setup.sh"
 PRE_COMMIT_SCRIPT = ".openhands/pre-commit.sh"
 GIT_HOOK_MARKER = "This hook was installed by OpenHands"
+LEGACY_INSTRUCTIONS = ".openhands_instructions"
 
 
 def _env_vars_from_host() -> dict[str, str]:
@@ -116,6 +118,10 @@ class Runtime(ABC):
         if not headless_mode and not any(_plugin_name(p) == "vscode" for p in self.plugins):
             self.plugins.append("vscode")
         self.config = copy.deepcopy(config)
+        # Actions the runtime ran itself and only shows on the stream (the setup script).
+        self._shown_only_ids: set[int] = set()
+        self._shown_only_lock = threading.Lock()
+        self._closed = False
         self.event_stream.subscribe(EventStreamSubscriber.RUNTIME, self.on_event, self.sid)
         atexit.register(self._close_at_exit)
 
@@ -133,6 +139,11 @@ class Runtime(ABC):
         """Start or attach to the sandbox and wait until it answers."""
 
     def close(self) -> None:
+        """Stop listening to the stream. Subclasses return early when ``closed`` is set."""
+        if self._closed:
+            return
+        self._closed = True
+        atexit.unregister(self._close_at_exit)
         try:
             self.event_stream.unsubscribe(EventStreamSubscriber.RUNTIME, self.sid)
         except Exception:  # the stream may be closed already
@@ -143,6 +154,10 @@ class Runtime(ABC):
             self.close()
         except Exception:
             pass
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
 
     @property
     def runtime_initialized(self) -> bool:
@@ -174,8 +189,13 @@ class Runtime(ABC):
     # --- event handling ----------------------------------------------------------------
 
     def on_event(self, event: Event) -> None:
-        if isinstance(event, Action):
-            self._handle_action(event)
+        if not isinstance(event, Action):
+            return
+        with self._shown_only_lock:
+            if event.id in self._shown_only_ids:
+                self._shown_only_ids.discard(event.id)
+                return
+        self._handle_action(event)
 
     def _handle_action(self, action: Action) -> None:
         if action.timeout is None:
@@ -414,11 +434,21 @@ class Runtime(ABC):
             f"chmod +x {SETUP_SCRIPT} && source {SETUP_SCRIPT}", blocking=True, hidden=True
         )
         action.set_hard_timeout(600)
-        # Run directly, never through the stream: the reference also publishes it, and its
-        # own subscription then runs the script a second time.
-        obs = self.run(action)
+        obs = self._run_shown_on_stream(action)
         if isinstance(obs, CmdOutputObservation) and obs.exit_code != 0:
             self.log("warning", f"setup script failed with exit code {obs.exit_code}")
+
+    def _run_shown_on_stream(self, action: Action) -> Observation:
+        """Run ``action`` here and show it, with its result, on the stream as the
+        environment's. Our own subscription skips it: the reference let it run a second time.
+        """
+        with self._shown_only_lock:
+            self.event_stream.add_event(action, EventSource.ENVIRONMENT)
+            self._shown_only_ids.add(action.id)
+        observation = self.run_action(action)
+        observation.cause = action.id
+        self.event_stream.add_event(observation, EventSource.ENVIRONMENT)
+        return observation
 
     def maybe_setup_git_hooks(self) -> None:
         read = self.read(FileReadAction(PRE_COMMIT_SCRIPT))
@@ -457,13 +487,14 @@ class Runtime(ABC):
         if selected_repository:
             repo_dir = repo_dir / selected_repository.rstrip("/").split("/")[-1]
 
-        legacy = self._read_text(self.workspace_root / ".openhands_instructions")
+        legacy = self._read_text(self.workspace_root / LEGACY_INSTRUCTIONS)
         if legacy is None and selected_repository:
-            legacy = self._read_text(repo_dir / ".openhands_instructions")
+            legacy = self._read_text(repo_dir / LEGACY_INSTRUCTIONS)
         if legacy is not None:
             from openhands.microagent.microagent import BaseMicroagent as _Base
 
-            loaded.append(_Base.load(Path("repo_legacy.md"), file_content=legacy))
+            # The file name makes it the `repo_legacy` repository microagent.
+            loaded.append(_Base.load(Path(LEGACY_INSTRUCTIONS), file_content=legacy))
 
         microagents_dir = repo_dir / ".openhands" / "microagents"
         if not self.list_files(str(microagents_dir)):

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from openhands.runtime.plugins.agent_skills.agentskills import DOCUMENTATION
 
 
 @dataclass(frozen=True)
@@ -18,15 +20,8 @@ class JupyterRequirement(PluginRequirement):
 @dataclass(frozen=True)
 class AgentSkillsRequirement(PluginRequirement):
     name: str = "agent_skills"
-    documentation: str = (
-        "open_file(path, line_number=None, context_lines=100): show a window of a file\n"
-        "goto_line(line_number): move the window of the open file\n"
-        "scroll_down() / scroll_up(): move the window by one page\n"
-        "search_dir(search_term, dir_path='./'): find a term in every file under a directory\n"
-        "search_file(search_term, file_path=None): find a term in one file\n"
-        "find_file(file_name, dir_path='./'): find files by name\n"
-        "file_editor(command, path, ...): the str_replace_editor tool as a function\n"
-    )
+    # Signatures and docstrings of the kernel functions, for prompts.
+    documentation: str = field(default=DOCUMENTATION, repr=False, compare=False)
 
 
 @dataclass(frozen=True)

@@ -107,7 +107,8 @@ def create_app(executor: ActionExecutor) -> FastAPI:
         except ValueError:
             body = {}
         path = body.get("path") if isinstance(body, dict) else None
-        return list_directory(path, executor._cwd())
+        # Relative to the server's working dir (not bash's current one), like the reference.
+        return list_directory(path, executor.options.working_dir)
 
     @app.post("/update_mcp_server")
     async def update_mcp_server(request: Request) -> JSONResponse:

@@ -24,11 +24,15 @@ from openhands.events.action import (
 )
 from openhands.events.event import FileEditSource, FileReadSource
 from openhands.events.observation import CmdOutputObservation, ErrorObservation, Observation
+from openhands.runtime.plugins.base import Plugin
+from openhands.runtime.plugins.jupyter.plugin import JupyterPlugin
 from openhands.runtime.server.options import ServerOptions
+from openhands.runtime.server.plugins import close_plugins, start_plugins
 from openhands.runtime.server.user_setup import setup_user_and_workspace
 from openhands.runtime.utils import files
 from openhands.runtime.utils.bash import BashSession
-from openhands.runtime.utils.editor import OHEditor, editor_edit, editor_read
+from openhands.runtime.utils.editor import OHEditor
+from openhands.runtime.utils.editor.actions import editor_edit, editor_read
 
 BROWSER_UNAVAILABLE = "Browser functionality is not supported or disabled."
 INIT_COMMAND_TIMEOUT = 300.0
@@ -39,6 +43,7 @@ class ActionExecutor:
         self.options = options
         self.user_id = options.user_id
         self.bash: BashSession | None = None
+        self.plugins: dict[str, Plugin] = {}
         self.editor = OHEditor(workspace_root=options.working_dir)
         self.lock = asyncio.Lock()
         self.initialized = False
@@ -66,11 +71,27 @@ class ActionExecutor:
             opts.working_dir,
             opts.sandbox_group,
         )
-        self.bash = BashSession(opts.working_dir, username=opts.bash_username)
-        await asyncio.to_thread(self.bash.initialize)
-        unsupported = [p for p in opts.plugins if p != "vscode"]
-        if unsupported:
-            logger.warning("Plugins not available in this server yet: %s", unsupported)
+        self.bash = BashSession(
+            opts.working_dir, username=opts.bash_username, tmux_socket_name=opts.tmux_socket
+        )
+        # Bash and the plugins start side by side (the kernel takes longest); both begin in
+        # the working dir, so the kernel's first chdir is to bash's starting directory.
+        bash_started, plugins = await asyncio.gather(
+            asyncio.to_thread(self.bash.initialize),
+            start_plugins(
+                opts.plugins,
+                opts.username,
+                opts.working_dir,
+                opts.working_dir,
+                opts.init_plugin_timeout,
+            ),
+            return_exceptions=True,
+        )
+        if isinstance(plugins, dict):
+            self.plugins = plugins
+        for outcome in (bash_started, plugins):
+            if isinstance(outcome, BaseException):
+                raise outcome
         await self._run_init_commands()
         self.initialized = True
         logger.info("Action execution server initialized in %s", opts.working_dir)
@@ -87,6 +108,8 @@ class ActionExecutor:
                 raise RuntimeError(f"Init command failed: {command!r}: {obs.content}")
 
     def close(self) -> None:
+        close_plugins(self.plugins)
+        self.plugins = {}
         if self.bash is not None:
             self.bash.close()
 
@@ -122,7 +145,9 @@ class ActionExecutor:
     def _run_static(self, action: CmdRunAction) -> Observation:
         """A one-off session in ``action.cwd``; always closed afterwards (quirk Q14 fixed)."""
         session = BashSession(
-            action.cwd or self.options.working_dir, username=self.options.bash_username
+            action.cwd or self.options.working_dir,
+            username=self.options.bash_username,
+            tmux_socket_name=self.options.tmux_socket,
         )
         session.initialize()
         try:
@@ -131,7 +156,10 @@ class ActionExecutor:
             session.close()
 
     async def run_ipython(self, action: IPythonRunCellAction) -> Observation:
-        raise RuntimeError("JupyterRequirement not found. Unable to run IPython action.")
+        jupyter = self.plugins.get(JupyterPlugin.name)
+        if not isinstance(jupyter, JupyterPlugin):
+            raise RuntimeError("JupyterRequirement not found. Unable to run IPython action.")
+        return await jupyter.run_cell(action, self._cwd())
 
     async def read(self, action: FileReadAction) -> Observation:
         if files.is_binary_file(action.path):

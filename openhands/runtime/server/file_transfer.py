@@ -70,7 +70,8 @@ def list_directory(path: str | None, working_dir: str) -> list[str]:
         target = Path(working_dir if not path else os.path.join(working_dir, path))
         if not target.is_dir():
             return []
-        dirs, files = [], []
+        dirs: list[str] = []
+        files: list[str] = []
         for entry in target.iterdir():
             (dirs if entry.is_dir() else files).append(entry.name)
         dirs.sort(key=str.lower)

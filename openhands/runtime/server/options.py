@@ -26,6 +26,9 @@ class ServerOptions:
     su_to_user: bool = True
     sandbox_group: str = "root"
     init_plugin_timeout: float = 120.0
+    # LocalRuntime: a tmux server of our own, so sessions get this server's environment
+    # (not that of whichever process started the user's default tmux server).
+    tmux_socket: str | None = None
 
     @property
     def bash_username(self) -> str | None:
@@ -56,4 +59,5 @@ def parse_options(argv: list[str] | None = None) -> ServerOptions:
         su_to_user=_env_true("SU_TO_USER", "true"),
         sandbox_group=os.environ.get("SANDBOX_GROUP_ID", "root"),
         init_plugin_timeout=float(os.environ.get("INIT_PLUGIN_TIMEOUT", "120")),
+        tmux_socket=f"openhands-{args.port}" if _env_true("LOCAL_RUNTIME_MODE", "") else None,
     )

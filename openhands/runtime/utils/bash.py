@@ -14,6 +14,7 @@ import os
 import re
 import time
 import uuid
+from collections.abc import Iterator
 from enum import StrEnum
 
 import libtmux
@@ -30,6 +31,8 @@ from openhands.runtime.utils.bash_commands import (
 )
 
 POLL_INTERVAL = 0.5
+# Quick first looks so short commands return fast, then the steady interval.
+_FIRST_POLLS = (0.05, 0.05, 0.1, 0.1, 0.2, 0.3)
 HISTORY_LIMIT = 10_000
 PANE_SIZE = 1000  # columns and rows
 DEFAULT_NO_CHANGE_TIMEOUT = 10
@@ -47,13 +50,19 @@ class BashCommandStatus(StrEnum):
 _TIMED_OUT = (BashCommandStatus.NO_CHANGE_TIMEOUT, BashCommandStatus.HARD_TIMEOUT)
 
 
-def shell_command_for(username: str | None) -> str:
-    """``su <user> -`` for the users the server may switch to, else the server's own bash."""
+def su_target(username: str | None) -> str | None:
+    """The user to ``su`` to for sandbox processes (bash, Jupyter), or None to run as is."""
     su_enabled = os.environ.get("SU_TO_USER", "true").strip().lower() in ("true", "1")
     switchable = {"root", "openhands", os.environ.get("RUNTIME_USERNAME")}
     if su_enabled and username and username in switchable:
-        return f"su {username} -"
-    return "/bin/bash"
+        return username
+    return None
+
+
+def shell_command_for(username: str | None) -> str:
+    """``su <user> -`` for the users the server may switch to, else the server's own bash."""
+    target = su_target(username)
+    return f"su {target} -" if target else "/bin/bash"
 
 
 def no_change_timeout_from_env() -> int:
@@ -157,18 +166,23 @@ class BashSession:
             return self._busy(command, pane, action.hidden)
 
         started = last_change = time.monotonic()
-        last_pane = pane
+        initial_pane = last_pane = pane
         if command != "":
             self._send_command(command, action.is_input)
 
-        while True:
-            time.sleep(POLL_INTERVAL)
+        for delay in _poll_delays():
+            time.sleep(delay)
             now = time.monotonic()
             pane = self._pane_text()
             if pane != last_pane:
                 last_pane, last_change = pane, now
             blocks = CmdOutputMetadata.matches_ps1_metadata(pane)
-            if len(blocks) > initial_blocks or pane.rstrip().endswith(_PS1_END_MARK):
+            # An unchanged pane still ends with the old prompt when bash has not echoed the
+            # command yet; only a waiting (empty) command may finish on it.
+            at_prompt = pane.rstrip().endswith(_PS1_END_MARK) and (
+                pane != initial_pane or command == ""
+            )
+            if len(blocks) > initial_blocks or at_prompt:
                 return self._completed(command, pane, blocks, action.hidden)
             if not action.blocking and now - last_change >= self.no_change_timeout_seconds:
                 suffix = text.no_change_timeout_suffix(self.no_change_timeout_seconds)
@@ -180,6 +194,7 @@ class BashSession:
                 return self._timed_out(
                     BashCommandStatus.HARD_TIMEOUT, command, pane, suffix, action.hidden
                 )
+        raise AssertionError("unreachable: the poll delays never run out")
 
     # -- observations --------------------------------------------------------------------------
 
@@ -274,6 +289,11 @@ class BashSession:
                 return
             time.sleep(0.05)
         logger.warning("Bash did not show its first prompt within %ss", _READY_WAIT_SECONDS)
+
+
+def _poll_delays() -> Iterator[float]:
+    yield from _FIRST_POLLS
+    yield from itertools.repeat(POLL_INTERVAL)
 
 
 def _join_segments(pane: str, blocks: list[re.Match[str]]) -> str:

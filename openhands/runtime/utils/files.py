@@ -80,6 +80,21 @@ def read_file(action: FileReadAction, working_dir: str) -> FileReadObservation |
     return FileReadObservation(content=content, path=path)
 
 
+def _make_parents(directory: Path, user_id: int) -> None:
+    """Create missing directories, owned like the new file: the server runs as root, and a
+    root-owned directory would lock the sandbox user out of what it just wrote."""
+    missing: list[Path] = []
+    while not directory.exists():
+        missing.append(directory)
+        directory = directory.parent
+    for created in reversed(missing):
+        created.mkdir(exist_ok=True)
+        try:
+            os.chown(created, user_id, user_id)
+        except OSError:
+            pass  # not root (LocalRuntime): the directory is ours already
+
+
 def write_file(
     action: FileWriteAction, working_dir: str, user_id: int
 ) -> FileWriteObservation | ErrorObservation:
@@ -87,7 +102,7 @@ def write_file(
     path = resolve_path(action.path, working_dir)
     pieces = [piece + "\n" for piece in action.content.split("\n")]
     try:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        _make_parents(Path(path).parent, user_id)
         if not os.path.exists(path):
             with open(path, "w", encoding="utf-8") as handle:
                 handle.writelines(pieces)

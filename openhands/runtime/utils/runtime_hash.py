@@ -42,7 +42,7 @@ _BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz"
 def truncate_hash(hex_digest: str) -> str:
     """Hex digest → base 36, least significant digit first, at most 16 digits."""
     value = int(hex_digest, 16)
-    digits = []
+    digits: list[str] = []
     while value and len(digits) < 16:
         value, rest = divmod(value, 36)
         digits.append(_BASE36[rest])

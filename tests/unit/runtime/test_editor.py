@@ -8,7 +8,8 @@ import pytest
 
 from openhands.events.action import FileEditAction, FileReadAction, FileWriteAction
 from openhands.events.event import FileEditSource, FileReadSource
-from openhands.runtime.utils.editor import OHEditor, ToolError, editor_edit, editor_read
+from openhands.runtime.utils.editor import OHEditor, ToolError
+from openhands.runtime.utils.editor.actions import editor_edit, editor_read
 from openhands.runtime.utils.editor.render import FILE_CLIPPED_NOTICE
 from openhands.runtime.utils.files import write_file
 

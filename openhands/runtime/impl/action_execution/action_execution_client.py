@@ -104,6 +104,8 @@ class ActionExecutionClient(Runtime):
             raise AgentRuntimeError("action execution server is not initialised yet")
 
     def close(self) -> None:
+        if self.closed:
+            return
         super().close()
         self._http.close()
 

@@ -356,6 +356,8 @@ class DockerRuntime(ActionExecutionClient):
         self.wait_until_alive()
 
     def close(self, rm_all_containers: bool | None = None) -> None:
+        if self.closed:
+            return
         super().close()
         self._stop_logs.set()
         if self.config.sandbox.keep_runtime_alive or self.attach_to_existing:

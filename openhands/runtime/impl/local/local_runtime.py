@@ -76,6 +76,13 @@ class LocalRuntime(ActionExecutionClient):
             getpass.getuser(),
         )
 
+    @classmethod
+    def setup(cls, config: Any, headless_mode: bool = False) -> None:
+        """Check what the local server needs (skipped with SKIP_DEPENDENCY_CHECK=1)."""
+        if os.environ.get("SKIP_DEPENDENCY_CHECK") == "1":
+            return
+        check_local_dependencies()
+
     # --- server process ----------------------------------------------------------------
 
     @property
@@ -120,6 +127,9 @@ class LocalRuntime(ActionExecutionClient):
         if not self.config.enable_browser:
             command.append("--no-enable-browser")
         env = dict(os.environ)
+        # No sandbox user here: bash runs as this process's user, with its environment
+        # (runtime.md §13), unless the caller asks for `su` explicitly.
+        env.setdefault("SU_TO_USER", "false")
         env.update(
             {
                 "PYTHONPATH": os.pathsep.join(
@@ -187,6 +197,8 @@ class LocalRuntime(ActionExecutionClient):
         raise AgentRuntimeError(f"The local action execution server did not start: {last_error}")
 
     def close(self) -> None:
+        if self.closed:
+            return
         super().close()
         if self.attach_to_existing or self.config.sandbox.keep_runtime_alive:
             return
@@ -214,6 +226,33 @@ class LocalRuntime(ActionExecutionClient):
     @property
     def helper_scripts_dir(self) -> str:
         return str(PROJECT_ROOT / "openhands" / "runtime" / "utils")
+
+
+def check_local_dependencies() -> None:
+    """The IPython kernel packages and a working tmux, or a RuntimeError saying what is missing."""
+    kernel = subprocess.run(
+        [sys.executable, "-c", "import ipykernel, jupyter_client"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    if kernel.returncode != 0:
+        raise RuntimeError(
+            "LocalRuntime needs ipykernel and jupyter_client in this Python environment: "
+            + kernel.stderr.strip().splitlines()[-1]
+        )
+    if shutil.which("tmux") is None:
+        raise RuntimeError("LocalRuntime needs tmux (e.g. `apt-get install tmux`)")
+    socket_name = f"openhands-check-{os.getpid()}"
+    probe = subprocess.run(
+        ["tmux", "-L", socket_name, "new-session", "-d", "-s", "check", "echo test"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    subprocess.run(["tmux", "-L", socket_name, "kill-server"], capture_output=True, timeout=30)
+    if probe.returncode != 0:
+        raise RuntimeError(f"tmux does not work here: {probe.stderr.strip()}")
 
 
 def _stop(server: _ServerProcess) -> None:

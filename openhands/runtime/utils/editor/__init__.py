@@ -10,8 +10,9 @@
 - errors.py: ToolError and its message-carrying subclasses
 """
 
-from openhands.runtime.utils.editor.actions import editor_edit, editor_read, unified_diff
+# actions.py (which needs the events package) is imported by its users directly, so the
+# IPython kernel's `file_editor` loads only the editor itself.
 from openhands.runtime.utils.editor.editor import OHEditor, ToolResult
 from openhands.runtime.utils.editor.errors import ToolError
 
-__all__ = ["OHEditor", "ToolError", "ToolResult", "editor_edit", "editor_read", "unified_diff"]
+__all__ = ["OHEditor", "ToolError", "ToolResult"]
