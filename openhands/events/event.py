@@ -8,7 +8,6 @@ fields: they live in private attributes behind properties so they can never leak
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from enum import Enum
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -39,19 +38,21 @@ class RecallType(str, Enum):
     KNOWLEDGE = "knowledge"
 
 
-@dataclass
 class Event:
+    """Not a dataclass itself: its private attributes must never become wire fields of the
+    dataclass subclasses (a dataclass only collects fields from dataclass bases)."""
+
     INVALID_ID: ClassVar[int] = -1
 
     # Defaults of the private base attributes (class level, shadowed per instance on set).
-    _id: ClassVar[int] = -1
-    _timestamp: ClassVar[str | None] = None
-    _source: ClassVar[EventSource | None] = None
-    _cause: ClassVar[int | None] = None
-    _timeout: ClassVar[float | None] = None
-    _llm_metrics: ClassVar[Metrics | None] = None
-    _tool_call_metadata: ClassVar[ToolCallMetadata | None] = None
-    _response_id: ClassVar[str | None] = None
+    _id: int = -1
+    _timestamp: str | None = None
+    _source: EventSource | None = None
+    _cause: int | None = None
+    _timeout: float | None = None
+    _llm_metrics: Metrics | None = None
+    _tool_call_metadata: ToolCallMetadata | None = None
+    _response_id: str | None = None
 
     @property
     def message(self) -> str:

@@ -21,7 +21,7 @@ from openhands.events.tool import ToolCallMetadata
 from openhands.llm.metrics import Metrics
 
 # Keys stripped from browser observations in trajectories (screenshots optional).
-_TRAJECTORY_DROPPED_KEYS = (
+_TRAJECTORY_DROPPED_KEYS: tuple[str, ...] = (
     "dom_object",
     "axtree_object",
     "active_page_index",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-from functools import cache
 
 from openhands.events import action as _actions
 from openhands.events import observation as _observations
@@ -60,7 +59,12 @@ OBSERVATION_TYPE_TO_CLASS: dict[str, type[Observation]] = {
 }
 
 
-@cache
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
 def field_names(cls: type) -> tuple[str, ...]:
     """Declared dataclass fields in declaration order: the body of ``args``/``extras``."""
-    return tuple(f.name for f in dataclasses.fields(cls))
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    return names
