@@ -161,8 +161,8 @@ def _same_jupyter_syntax_error(contents: list[str]) -> bool:
     if signatures[0] is not None and len(set(signatures)) == 1:
         return True
     for message in _CELL_SYNTAX_ERRORS:
-        signatures = [_cell_error_signature(c, message) for c in contents]
-        if signatures[0] is not None and len(set(signatures)) == 1:
+        cell_signatures = [_cell_error_signature(c, message) for c in contents]
+        if cell_signatures[0] is not None and len(set(cell_signatures)) == 1:
             return True
     return False
 

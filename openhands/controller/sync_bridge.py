@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Coroutine
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -30,4 +30,5 @@ def run_coroutine_blocking(coro: Coroutine[Any, Any, T]) -> T:
         finally:
             loop.close()
     with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(run_coroutine_blocking, coro).result()
+        future: Future[T] = pool.submit(run_coroutine_blocking, coro)  # type: ignore[arg-type]
+        return future.result()
