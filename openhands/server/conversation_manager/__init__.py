@@ -1,0 +1,1 @@
+"""Conversation managers: who runs the agent loops and routes sockets to them."""

@@ -1,0 +1,419 @@
+"""StandaloneConversationManager: every agent loop in this process (server-api §8)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from datetime import datetime
+from typing import Any
+
+import socketio
+
+from openhands.core.config import OpenHandsConfig
+from openhands.core.schema import AgentState
+from openhands.events.action import MessageAction
+from openhands.events.event_store import EventStore
+from openhands.server.conversation_manager.conversation_manager import (
+    AgentLoopInfo,
+    ConversationManager,
+    NoConnectedSessionError,
+    NoConversationError,
+)
+from openhands.server.models.socket import StatusUpdate
+from openhands.server.session.agent_session import AgentSession
+from openhands.server.session.conversation_init_data import ConversationInitData
+from openhands.server.session.delivery import OH_EVENT, RoomDelivery, room_name
+from openhands.server.session.event_rules import replay_payloads
+from openhands.server.session.metadata_updater import MetadataUpdater
+from openhands.server.session.server_conversation import ServerConversation
+from openhands.server.session.session import Session
+from openhands.storage.conversation.file_conversation_store import FileConversationStore
+from openhands.storage.data_models.conversation_status import ConversationStatus
+from openhands.storage.files import FileStore
+from openhands.storage.locations import session_exists
+
+logger = logging.getLogger(__name__)
+
+TOO_MANY_CONVERSATIONS_ID = "AGENT_ERROR$TOO_MANY_CONVERSATIONS"
+TOO_MANY_CONVERSATIONS_MESSAGE = (
+    "Too many conversations at once. If you are still using this one, try reactivating it "
+    "by prompting the agent to continue"
+)
+CLOSE_TIMEOUT_SECONDS = 90.0
+_OLDEST = datetime.min
+
+
+class StandaloneConversationManager(ConversationManager):
+    def __init__(
+        self,
+        sio: socketio.AsyncServer,
+        config: OpenHandsConfig,
+        file_store: FileStore,
+        cleanup_interval: float = 15.0,
+        agent_session_cls: type[AgentSession] = AgentSession,
+    ) -> None:
+        self.sio = sio
+        self.config = config
+        self.file_store = file_store
+        self.cleanup_interval = cleanup_interval
+        self.agent_session_cls = agent_session_cls
+        self.conversation_store = FileConversationStore(file_store)
+        self._sessions: dict[str, Session] = {}
+        self._start_tasks: dict[str, asyncio.Task[None]] = {}
+        self._updaters: dict[str, MetadataUpdater] = {}
+        self._connections: dict[str, str] = {}
+        self._deliveries: dict[str, RoomDelivery] = {}
+        self._active: dict[str, tuple[ServerConversation, int]] = {}
+        self._detached: dict[str, tuple[ServerConversation, float]] = {}
+        self._lock = asyncio.Lock()
+        self._start_lock = asyncio.Lock()
+        self._cleanup_task: asyncio.Task[None] | None = None
+
+    # --- lifecycle -----------------------------------------------------------------------
+
+    async def __aenter__(self) -> StandaloneConversationManager:
+        self._cleanup_task = asyncio.create_task(self._cleanup_stale(), name="conversation-cleanup")
+        return self
+
+    async def __aexit__(self, *exc_info: Any) -> None:
+        if self._cleanup_task is not None:
+            self._cleanup_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._cleanup_task
+            self._cleanup_task = None
+        handles = [conv for conv, _ in self._active.values()]
+        handles += [conv for conv, _ in self._detached.values()]
+        self._active.clear()
+        self._detached.clear()
+        for conversation in handles:
+            await conversation.disconnect()
+        await asyncio.gather(
+            *(self.close_session(sid) for sid in list(self._sessions)), return_exceptions=True
+        )
+
+    @property
+    def cleanup_running(self) -> bool:
+        return self._cleanup_task is not None and not self._cleanup_task.done()
+
+    # --- attach / detach (per-conversation REST routes) ----------------------------------
+
+    async def attach_to_conversation(
+        self, sid: str, user_id: str | None = None
+    ) -> ServerConversation | None:
+        if not await asyncio.to_thread(session_exists, sid, self.file_store, user_id):
+            return None
+        session = self._sessions.get(sid)
+        if session is not None:
+            # A running loop: borrow its stream and runtime; nothing to release later.
+            return ServerConversation(
+                sid, session.event_stream, session.agent_session.runtime, user_id
+            )
+        async with self._lock:
+            if sid in self._active:
+                conversation, count = self._active[sid]
+                self._active[sid] = (conversation, count + 1)
+                return conversation
+            if sid in self._detached:
+                conversation, _ = self._detached.pop(sid)
+                self._active[sid] = (conversation, 1)
+                return conversation
+            attached = await self._attach_runtime(sid, user_id)
+            if attached is None:
+                return None
+            self._active[sid] = (attached, 1)
+            return attached
+
+    async def _attach_runtime(self, sid: str, user_id: str | None) -> ServerConversation | None:
+        """A runtime in attach-to-existing mode; None when no sandbox answers."""
+        try:
+            from openhands.events.stream import EventStream
+            from openhands.llm.llm_registry import LLMRegistry
+            from openhands.runtime import get_runtime_cls
+
+            runtime_cls = get_runtime_cls(self.config.runtime)
+            stream = EventStream(sid, self.file_store, user_id)
+            runtime = runtime_cls(
+                config=self.config,
+                event_stream=stream,
+                llm_registry=LLMRegistry(self.config),
+                sid=sid,
+                attach_to_existing=True,
+                headless_mode=False,
+                user_id=user_id,
+            )
+            await runtime.connect()
+        except Exception as error:
+            logger.info("No sandbox to attach to for %s: %s", sid, error)
+            return None
+        return ServerConversation(sid, stream, runtime, user_id, owns_runtime=True)
+
+    async def detach_from_conversation(self, conversation: ServerConversation) -> None:
+        if not conversation.owns_runtime:
+            return
+        async with self._lock:
+            entry = self._active.get(conversation.sid)
+            if entry is None or entry[0] is not conversation:
+                return
+            count = entry[1] - 1
+            if count > 0:
+                self._active[conversation.sid] = (conversation, count)
+                return
+            del self._active[conversation.sid]
+            self._detached[conversation.sid] = (conversation, time.time())
+
+    # --- sockets -------------------------------------------------------------------------
+
+    def _delivery(self, sid: str) -> RoomDelivery:
+        delivery = self._deliveries.get(sid)
+        if delivery is None:
+            delivery = RoomDelivery(self.sio, sid, self._room_members)
+            self._deliveries[sid] = delivery
+        return delivery
+
+    def _room_members(self, room: str) -> list[str]:
+        return [sid for sid, _ in self.sio.manager.get_participants("/", room)]
+
+    async def join_conversation(
+        self,
+        sid: str,
+        connection_id: str,
+        init_data: ConversationInitData,
+        user_id: str | None,
+        latest_event_id: int = -1,
+    ) -> AgentLoopInfo:
+        delivery = self._delivery(sid)
+        delivery.hold(connection_id)
+        try:
+            await self.sio.enter_room(connection_id, room_name(sid))
+            self._connections[connection_id] = sid
+            last_id = await self._replay(sid, connection_id, user_id, latest_event_id + 1)
+        except BaseException:
+            delivery.forget(connection_id)
+            raise
+        await delivery.release(connection_id, last_id)
+        return await self.maybe_start_agent_loop(sid, init_data, user_id)
+
+    async def _replay(self, sid: str, connection_id: str, user_id: str | None, start: int) -> int:
+        """Send stored events from ``start`` on to one socket; returns the last id considered."""
+        store = EventStore(sid, self.file_store, user_id)
+        end = await asyncio.to_thread(lambda: store.cur_id - 1)
+        events = await asyncio.to_thread(
+            lambda: list(store.search_events(start_id=max(start, 0), end_id=end))
+        )
+        for payload in replay_payloads(events):
+            await self.sio.emit(OH_EVENT, payload, to=connection_id)
+        return end
+
+    async def get_connections(
+        self, user_id: str | None = None, filter_to_sids: set[str] | None = None
+    ) -> dict[str, str]:
+        return {
+            connection_id: sid
+            for connection_id, sid in self._connections.items()
+            if (filter_to_sids is None or sid in filter_to_sids)
+            and (user_id is None or self._owner(sid) in (None, user_id))
+        }
+
+    def _owner(self, sid: str) -> str | None:
+        session = self._sessions.get(sid)
+        return session.user_id if session is not None else None
+
+    async def send_to_event_stream(self, connection_id: str, data: dict[str, Any]) -> None:
+        sid = self._connections.get(connection_id)
+        if sid is None:
+            raise NoConnectedSessionError(connection_id)
+        await self.send_event_to_conversation(sid, data)
+
+    async def send_event_to_conversation(self, sid: str, data: dict[str, Any]) -> None:
+        session = self._sessions.get(sid)
+        if session is None:
+            raise NoConversationError(sid)
+        await session.dispatch(data)
+
+    async def disconnect_from_session(self, connection_id: str) -> None:
+        sid = self._connections.pop(connection_id, None)
+        if sid is not None and sid in self._deliveries:
+            self._deliveries[sid].forget(connection_id)
+
+    async def send_title_update(self, sid: str, title: str) -> None:
+        session = self._sessions.get(sid)
+        if session is not None:
+            session.send_title(title)
+            return
+        payload = {
+            "status_update": True,
+            "type": "info",
+            "message": sid,
+            "conversation_title": title,
+        }
+        await self._delivery(sid).send(payload)
+
+    # --- agent loops ---------------------------------------------------------------------
+
+    async def get_running_agent_loops(
+        self, user_id: str | None = None, filter_to_sids: set[str] | None = None
+    ) -> set[str]:
+        return {
+            sid
+            for sid, session in self._sessions.items()
+            if (filter_to_sids is None or sid in filter_to_sids)
+            and (user_id is None or session.user_id == user_id)
+        }
+
+    async def get_agent_loop_info(
+        self, user_id: str | None = None, filter_to_sids: set[str] | None = None
+    ) -> list[AgentLoopInfo]:
+        sids = await self.get_running_agent_loops(user_id, filter_to_sids)
+        return [self._loop_info(self._sessions[sid]) for sid in sids]
+
+    def get_agent_session(self, sid: str) -> AgentSession | None:
+        session = self._sessions.get(sid)
+        return session.agent_session if session is not None else None
+
+    def _loop_info(self, session: Session) -> AgentLoopInfo:
+        return AgentLoopInfo(
+            conversation_id=session.sid,
+            url=f"/api/conversations/{session.sid}",
+            session_api_key=None,
+            status=session.status,
+            runtime_status=session.runtime_status,
+        )
+
+    async def maybe_start_agent_loop(
+        self,
+        sid: str,
+        init_data: ConversationInitData,
+        user_id: str | None,
+        initial_user_msg: MessageAction | None = None,
+        replay_json: str | None = None,
+    ) -> AgentLoopInfo:
+        async with self._start_lock:
+            session = self._sessions.get(sid)
+            if session is None:
+                await self._make_room(user_id)
+                session = self._create_session(sid, init_data, user_id)
+                self._start_tasks[sid] = asyncio.create_task(
+                    session.initialize_agent(init_data, initial_user_msg, replay_json),
+                    name=f"agent-start-{sid}",
+                )
+        return self._loop_info(session)
+
+    def _create_session(
+        self, sid: str, init_data: ConversationInitData, user_id: str | None
+    ) -> Session:
+        session = Session(
+            sid,
+            self.config,
+            self.file_store,
+            self._delivery(sid),
+            user_id=user_id,
+            agent_session_cls=self.agent_session_cls,
+        )
+        updater = MetadataUpdater(
+            sid,
+            self.conversation_store,
+            asyncio.get_running_loop(),
+            init_data,
+            on_title=session.send_title,
+            branch_of=lambda: _current_branch(session),
+            lock=self.metadata_lock(sid),
+        )
+        session.event_stream.subscribe("server", updater.on_event, f"{sid}_metadata")
+        self._updaters[sid] = updater
+        self._sessions[sid] = session
+        return session
+
+    async def _make_room(self, user_id: str | None) -> None:
+        """Close the least recently updated loops until one more fits under the limit."""
+        limit = self.config.max_concurrent_conversations
+        while True:
+            sids = await self.get_running_agent_loops(user_id)
+            if len(sids) < limit or not sids:
+                return
+            oldest = await self._least_recently_updated(sids)
+            payload = StatusUpdate(
+                type="error", id=TOO_MANY_CONVERSATIONS_ID, message=TOO_MANY_CONVERSATIONS_MESSAGE
+            ).model_dump()
+            await self._delivery(oldest).send(payload)
+            await self.close_session(oldest)
+
+    async def _least_recently_updated(self, sids: set[str]) -> str:
+        async def updated(sid: str) -> datetime:
+            try:
+                metadata = await self.conversation_store.get_metadata(sid)
+            except (FileNotFoundError, ValueError):
+                return _OLDEST
+            stamp = metadata.last_updated_at
+            return stamp.replace(tzinfo=None) if stamp is not None else _OLDEST
+
+        stamps = {sid: await updated(sid) for sid in sids}
+        return min(sorted(stamps), key=lambda sid: stamps[sid])
+
+    async def close_session(self, sid: str) -> None:
+        session = self._sessions.get(sid)
+        if session is None:
+            return
+        for connection_id, joined in list(self._connections.items()):
+            if joined == sid:
+                self._connections.pop(connection_id, None)
+                self._delivery(sid).forget(connection_id)
+                with contextlib.suppress(Exception):
+                    await self.sio.disconnect(connection_id)
+        self._sessions.pop(sid, None)
+        self._start_tasks.pop(sid, None)
+        updater = self._updaters.pop(sid, None)
+        if updater is not None:
+            await updater.close()
+        await session.close()
+        delivery = self._deliveries.get(sid)
+        if delivery is not None and delivery.idle:
+            self._deliveries.pop(sid, None)
+
+    # --- cleanup -------------------------------------------------------------------------
+
+    async def _cleanup_stale(self) -> None:
+        while True:
+            await asyncio.sleep(self.cleanup_interval)
+            try:
+                await self._cleanup_once()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                logger.exception("Conversation cleanup failed")
+
+    async def _cleanup_once(self) -> None:
+        async with self._lock:
+            detached = [conversation for conversation, _ in self._detached.values()]
+            self._detached.clear()
+        for conversation in detached:
+            await conversation.disconnect()
+        close_delay = self.config.sandbox.close_delay
+        if not close_delay:
+            return  # idle loops are kept; the task itself keeps running (reference QUIRK fixed)
+        cutoff = time.time() - close_delay
+        connected = set(self._connections.values())
+        stale = [
+            sid
+            for sid, session in self._sessions.items()
+            if session.last_active_ts < cutoff
+            and session.agent_state() not in (AgentState.RUNNING, None)
+            and sid not in connected
+        ]
+        if stale:
+            await asyncio.wait_for(
+                asyncio.gather(*(self.close_session(sid) for sid in stale), return_exceptions=True),
+                CLOSE_TIMEOUT_SECONDS,
+            )
+
+
+def _current_branch(session: Session) -> str | None:
+    agent_session = session.agent_session
+    runtime = agent_session.runtime
+    if runtime is None:
+        return None
+    return runtime.get_workspace_branch(agent_session.repository_directory)
+
+
+__all__ = ["ConversationStatus", "StandaloneConversationManager"]

@@ -1,0 +1,104 @@
+"""Typed FastAPI dependencies: services, the caller, the attached conversation."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Header, Path, Request
+
+from openhands.integrations.provider import ProviderToken, ProviderType
+from openhands.server.app_services import AppServices
+from openhands.server.errors import ConversationNotFoundError, NotAuthenticatedError
+from openhands.server.services.conversation_ids import check_conversation_id
+from openhands.server.services.conversation_service import ConversationService
+from openhands.server.services.git_providers import GitProviders
+from openhands.server.services.settings_service import SettingsService
+from openhands.server.session.server_conversation import ServerConversation
+from openhands.server.user_auth.user_auth import UserAuth
+
+SESSION_API_KEY_HEADER = "X-Session-API-Key"
+
+
+def get_services(request: Request) -> AppServices:
+    return request.app.state.services  # type: ignore[no-any-return]
+
+
+Services = Annotated[AppServices, Depends(get_services)]
+
+
+async def check_session_api_key(
+    services: Services,
+    x_session_api_key: Annotated[str | None, Header(alias=SESSION_API_KEY_HEADER)] = None,
+) -> None:
+    if not services.session_key_ok(x_session_api_key):
+        raise NotAuthenticatedError()
+
+
+def user_auth_for(request: Request) -> UserAuth:
+    """The request's UserAuth, built once and cached on the request."""
+    cached = getattr(request.state, "user_auth", None)
+    if cached is None:
+        services = get_services(request)
+        cached = services.user_auth_factory.from_headers(request.headers, request.cookies)
+        request.state.user_auth = cached
+    return cached  # type: ignore[no-any-return]
+
+
+CurrentUserAuth = Annotated[UserAuth, Depends(user_auth_for)]
+
+
+async def require_user(user_auth: CurrentUserAuth) -> str | None:
+    """The caller's id; in multi-user mode an unauthenticated call is a 401 here."""
+    return await user_auth.get_user_id()
+
+
+UserId = Annotated[str | None, Depends(require_user)]
+
+# Router-level guards of every `/api` route except the public options.
+API_GUARDS = [Depends(check_session_api_key), Depends(require_user)]
+
+
+def valid_conversation_id(conversation_id: Annotated[str, Path()]) -> str:
+    return check_conversation_id(conversation_id)
+
+
+ConversationId = Annotated[str, Depends(valid_conversation_id)]
+
+
+def conversation_service(services: Services, user_auth: CurrentUserAuth) -> ConversationService:
+    return ConversationService(services, user_auth)
+
+
+Conversations = Annotated[ConversationService, Depends(conversation_service)]
+
+
+def settings_service(services: Services, user_auth: CurrentUserAuth) -> SettingsService:
+    return SettingsService(services.config, user_auth, services.server_config.github_api_url)
+
+
+SettingsManager = Annotated[SettingsService, Depends(settings_service)]
+
+
+async def git_providers(
+    request: Request, services: Services, user_auth: CurrentUserAuth
+) -> GitProviders:
+    tokens: dict[ProviderType, ProviderToken] | None = getattr(
+        request.state, "provider_tokens", None
+    )
+    if tokens is None:
+        tokens = dict(await user_auth.get_provider_tokens() or {})
+    return GitProviders(tokens, services.server_config.github_api_url)
+
+
+Providers = Annotated[GitProviders, Depends(git_providers)]
+
+
+def attached_conversation(request: Request, conversation_id: ConversationId) -> ServerConversation:
+    """The conversation AttachConversationMiddleware attached to this request."""
+    conversation = getattr(request.state, "conversation", None)
+    if conversation is None or conversation.sid != conversation_id:
+        raise ConversationNotFoundError(conversation_id)
+    return conversation  # type: ignore[no-any-return]
+
+
+AttachedConversation = Annotated[ServerConversation, Depends(attached_conversation)]

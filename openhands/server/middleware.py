@@ -1,0 +1,244 @@
+"""HTTP middleware, outermost first: RateLimit → CacheControl → LocalhostCORS →
+AttachConversation → GitHubToken → routes (server-api §2). Socket.IO traffic never
+reaches them: the Socket.IO app sits in front of FastAPI.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import re
+import time
+from collections import defaultdict, deque
+from collections.abc import Sequence
+from urllib.parse import urlparse
+
+from pydantic import SecretStr
+from starlette.datastructures import Headers, MutableHeaders
+from starlette.middleware.cors import CORSMiddleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from openhands.integrations.provider import ProviderToken, ProviderType
+from openhands.server.errors import ConversationForbiddenError, ConversationNotFoundError
+from openhands.server.services.conversation_ids import check_conversation_id
+
+ASSETS_PREFIX = "/assets"
+LOCAL_HOSTS = ("localhost", "127.0.0.1")
+
+
+class LocalhostCORSMiddleware(CORSMiddleware):
+    """Credentialed CORS for localhost origins (any port), or for an explicit origin list."""
+
+    def __init__(self, app: ASGIApp, permitted_origins: Sequence[str] = ()) -> None:
+        super().__init__(
+            app,
+            allow_origins=list(permitted_origins),
+            allow_credentials=True,
+            allow_methods=["*"],
+            allow_headers=["*"],
+        )
+        self.permitted = tuple(permitted_origins)
+
+    def is_allowed_origin(self, origin: str) -> bool:
+        if self.permitted:
+            return origin in self.permitted
+        return urlparse(origin).hostname in LOCAL_HOSTS
+
+
+class CacheControlMiddleware:
+    """Fingerprinted assets are cached for 30 days; everything else never."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        immutable = scope["path"].startswith(ASSETS_PREFIX)
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                if immutable:
+                    headers["Cache-Control"] = "public, max-age=2592000, immutable"
+                else:
+                    headers["Cache-Control"] = "no-cache, no-store, must-revalidate, max-age=0"
+                    headers["Pragma"] = "no-cache"
+                    headers["Expires"] = "0"
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+class RateLimitMiddleware:
+    """Per client IP, over a 1-second sliding window that counts every request: more than
+    ``delay_after`` waits a second, more than ``reject_after`` is a 429."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        enabled: bool = True,
+        delay_after: int = 10,
+        reject_after: int = 20,
+        exempt_loopback: bool = False,
+        window_seconds: float = 1.0,
+    ) -> None:
+        self.app = app
+        self.enabled = enabled
+        self.delay_after = delay_after
+        self.reject_after = reject_after
+        self.exempt_loopback = exempt_loopback
+        self.window = window_seconds
+        self._history: dict[str, deque[float]] = defaultdict(deque)
+
+    def _count(self, client: str) -> int:
+        now = time.monotonic()
+        history = self._history[client]
+        while history and history[0] <= now - self.window:
+            history.popleft()
+        history.append(now)
+        return len(history)
+
+    def _exempt(self, scope: Scope, client: str) -> bool:
+        if scope["path"].startswith(ASSETS_PREFIX):
+            return True
+        if self.exempt_loopback:
+            try:
+                return ipaddress.ip_address(client).is_loopback
+            except ValueError:
+                return False
+        return False
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not self.enabled:
+            await self.app(scope, receive, send)
+            return
+        client = scope["client"][0] if scope.get("client") else "unknown"
+        if self._exempt(scope, client):
+            await self.app(scope, receive, send)
+            return
+        count = self._count(client)
+        if count > self.reject_after:
+            response = JSONResponse(
+                {"message": "Too many requests"}, status_code=429, headers={"Retry-After": "1"}
+            )
+            await response(scope, receive, send)
+            return
+        if count > self.delay_after:
+            await asyncio.sleep(1)
+        await self.app(scope, receive, send)
+
+
+# Per-conversation routes that work on the conversation's sandbox.
+_ATTACHED_PATH = re.compile(
+    r"^/api/conversations/(?P<sid>[^/]+)/"
+    r"(config|vscode-url|web-hosts|list-files|select-file|upload-files|zip-directory"
+    r"|git/changes|git/diff|submit-feedback|trajectory|security/.*)$"
+)
+
+
+class AttachConversationMiddleware:
+    """Attaches the conversation to a per-conversation request (and detaches it after).
+
+    Unknown conversations, or ones without a sandbox, are a 404; another user's is a 403.
+    A request with a bad key, caller or id goes on unattached: the route's own guards
+    answer it (401/400).
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        match = _ATTACHED_PATH.match(scope["path"]) if scope["type"] == "http" else None
+        if match is None:
+            await self.app(scope, receive, send)
+            return
+        from openhands.server.errors import ApiError
+
+        services = scope["app"].state.services
+        request = Request(scope)
+        sid = match.group("sid")
+        try:
+            check_conversation_id(sid)
+            if not services.session_key_ok(request.headers.get("x-session-api-key")):
+                raise LookupError
+            user_auth = services.user_auth_factory.from_headers(request.headers, request.cookies)
+            user_id = await user_auth.get_user_id()
+        except (ApiError, LookupError):
+            await self.app(scope, receive, send)
+            return
+        scope.setdefault("state", {})["user_auth"] = user_auth
+        try:
+            metadata = await services.conversation_store.get_metadata(sid)
+        except (FileNotFoundError, ValueError):
+            metadata = None
+        if metadata is not None and user_id is not None and metadata.user_id != user_id:
+            error: ApiError = ConversationForbiddenError(sid)
+            await JSONResponse(error.body(), error.status_code)(scope, receive, send)
+            return
+        owner = metadata.user_id if metadata is not None else user_id
+        manager = services.conversation_manager
+        conversation = await manager.attach_to_conversation(sid, owner)
+        if conversation is None:
+            error = ConversationNotFoundError(sid)
+            await JSONResponse(error.body(), error.status_code)(scope, receive, send)
+            return
+        scope["state"]["conversation"] = conversation
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            await manager.detach_from_conversation(conversation)
+
+
+PROVIDER_TOKEN_HEADERS = ("x-git-provider-token", "x-github-token")
+
+
+class GitHubTokenMiddleware:
+    """Puts the caller's git-provider tokens into request state for `/api/user/*` and
+    conversation creation: from a token header when given, else from stored secrets."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "")
+        if scope["type"] != "http" or not (
+            path.startswith("/api/user/") or path == "/api/conversations"
+        ):
+            await self.app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        header_token = next((headers[h] for h in PROVIDER_TOKEN_HEADERS if h in headers), None)
+        state = scope.setdefault("state", {})
+        if header_token:
+            state["provider_tokens"] = {
+                ProviderType.GITHUB: ProviderToken(token=SecretStr(header_token))
+            }
+        else:
+            services = scope["app"].state.services
+            request = Request(scope)
+            user_auth = services.user_auth_factory.from_headers(request.headers, request.cookies)
+            try:
+                tokens = await user_auth.get_provider_tokens()
+            except Exception:  # unauthenticated: the route's guard answers with a 401
+                tokens = None
+            if tokens is not None:
+                state["provider_tokens"] = dict(tokens)
+        await self.app(scope, receive, send)
+
+
+class ActivityMiddleware:
+    """Remembers when the last HTTP request came in (`/server_info` idle time)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            services = getattr(scope["app"].state, "services", None)
+            if services is not None:
+                services.last_request_at = time.time()
+        await self.app(scope, receive, send)

@@ -1,0 +1,1 @@
+"""Typed models of everything the server sends or receives (REST bodies, socket payloads)."""

@@ -1,0 +1,51 @@
+"""REST models of the settings, secrets and git-provider token routes (server-api §6.5)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from openhands.integrations.service_types import ProviderType
+from openhands.storage.data_models.settings import Settings
+
+
+class SettingsResponse(Settings):
+    """GET /api/settings: the settings with every key nulled, plus which keys are set."""
+
+    llm_api_key_set: bool = Field(description="An LLM key is stored")
+    search_api_key_set: bool = Field(default=False, description="A search key is stored")
+    provider_tokens_set: dict[str, str | None] = Field(
+        default_factory=dict, description="Providers with a token, mapped to their host"
+    )
+
+
+class MessageResponse(BaseModel):
+    message: str
+
+
+class CustomSecretName(BaseModel):
+    name: str
+    description: str | None = None
+
+
+class CustomSecretNames(BaseModel):
+    custom_secrets: list[CustomSecretName]
+
+
+class CustomSecretCreate(BaseModel):
+    name: str = Field(description="Environment variable name")
+    value: str = Field(description="The secret value (never returned)")
+    description: str | None = None
+
+
+class CustomSecretUpdate(BaseModel):
+    name: str = Field(description="New name (may equal the old one)")
+    description: str | None = None
+
+
+class ProviderTokenInput(BaseModel):
+    token: str | None = Field(default=None, description="Empty: keep the stored token")
+    host: str | None = None
+
+
+class ProviderTokensRequest(BaseModel):
+    provider_tokens: dict[ProviderType, ProviderTokenInput] = Field(default_factory=dict)

@@ -1,0 +1,97 @@
+"""Git-provider routes for the home page (`/api/user`, OSS only; server-api §6.6)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from openhands.integrations.service_types import ProviderType
+from openhands.server.dependencies import API_GUARDS, Providers
+from openhands.server.errors import PlainTextError
+from openhands.server.models.git import (
+    Branch,
+    GitUser,
+    PaginatedBranches,
+    RepoMicroagent,
+    RepoMicroagentContent,
+    Repository,
+    SuggestedTaskOut,
+)
+
+github_api_router = APIRouter(prefix="/api/user", tags=["git"], dependencies=API_GUARDS)
+SEARCH_TOKEN_REQUIRED = "Git provider token required."
+
+
+@github_api_router.get("/installations")
+async def get_installations(providers: Providers, provider: ProviderType) -> list[str]:
+    if provider not in (ProviderType.GITHUB, ProviderType.BITBUCKET):
+        raise PlainTextError(f"Provider {provider.value} doesn't support installations", 400)
+    return await providers.client(provider).get_installations()
+
+
+@github_api_router.get("/repositories")
+async def get_repositories(
+    providers: Providers,
+    sort: str = "pushed",
+    selected_provider: ProviderType | None = None,
+    page: int | None = None,
+    per_page: int | None = None,
+    installation_id: str | None = None,
+) -> list[Repository]:
+    client = providers.client(selected_provider)
+    return await client.get_repositories(sort, page, per_page, installation_id)
+
+
+@github_api_router.get("/info")
+async def get_user(providers: Providers) -> GitUser:
+    return await providers.client().get_user()
+
+
+@github_api_router.get("/search/repositories")
+async def search_repositories(
+    providers: Providers,
+    query: str,
+    per_page: int = 5,
+    sort: str = "stars",
+    order: str = "desc",
+    selected_provider: ProviderType | None = None,
+) -> list[Repository]:
+    client = providers.client(selected_provider, missing=SEARCH_TOKEN_REQUIRED)
+    return await client.search_repositories(query, per_page, sort, order)
+
+
+@github_api_router.get("/search/branches")
+async def search_branches(
+    providers: Providers,
+    repository: str,
+    query: str,
+    per_page: int = 30,
+    selected_provider: ProviderType | None = None,
+) -> list[Branch]:
+    client = providers.client(selected_provider, missing=SEARCH_TOKEN_REQUIRED)
+    return await client.search_branches(repository, query, per_page)
+
+
+@github_api_router.get("/suggested-tasks")
+async def get_suggested_tasks(providers: Providers) -> list[SuggestedTaskOut]:
+    return await providers.client(missing="No providers set.").get_suggested_tasks()
+
+
+@github_api_router.get("/repository/branches")
+async def get_repository_branches(
+    providers: Providers, repository: str, page: int = 1, per_page: int = 30
+) -> PaginatedBranches:
+    return await providers.client().get_branches(repository, page, per_page)
+
+
+@github_api_router.get("/repository/{repository_name:path}/microagents/content")
+async def get_repository_microagent_content(
+    providers: Providers, repository_name: str, file_path: str
+) -> RepoMicroagentContent:
+    return await providers.client().get_microagent_content(repository_name, file_path)
+
+
+@github_api_router.get("/repository/{repository_name:path}/microagents")
+async def get_repository_microagents(
+    providers: Providers, repository_name: str
+) -> list[RepoMicroagent]:
+    return await providers.client().get_microagents(repository_name)

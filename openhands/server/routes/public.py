@@ -1,0 +1,92 @@
+"""`/api/options/*`: what the settings pages offer (server-api §6.2)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from fastapi import APIRouter, Depends
+
+from openhands.server.dependencies import Services, check_session_api_key
+from openhands.server.models.options import FeatureFlags, WebConfig
+
+public_api_router = APIRouter(
+    prefix="/api/options", tags=["options"], dependencies=[Depends(check_session_api_key)]
+)
+
+OPENHANDS_MODELS = (
+    "openhands/claude-sonnet-4-20250514",
+    "openhands/claude-sonnet-4-5-20250929",
+    "openhands/claude-opus-4-20250514",
+    "openhands/gpt-5-2025-08-07",
+    "openhands/gpt-5-mini-2025-08-07",
+    "openhands/o3",
+    "openhands/o4-mini",
+    "openhands/gemini-2.5-pro",
+    "openhands/devstral-small-2505",
+    "openhands/devstral-small-2507",
+    "openhands/devstral-medium-2507",
+    "openhands/kimi-k2-0711-preview",
+    "openhands/qwen3-coder-480b",
+)
+DEFAULT_AGENTS = (
+    "BrowsingAgent",
+    "CodeActAgent",
+    "DummyAgent",
+    "LocAgent",
+    "ReadOnlyAgent",
+    "VisualBrowsingAgent",
+)
+
+
+@lru_cache(maxsize=1)
+def litellm_models() -> tuple[str, ...]:
+    """LiteLLM's known models as `provider/model` ids (the price table is local)."""
+    import litellm
+
+    models: set[str] = set()
+    for name, info in litellm.model_cost.items():
+        if name == "sample_spec":
+            continue
+        provider = info.get("litellm_provider") if isinstance(info, dict) else None
+        if "/" in name or not provider:
+            models.add(name)
+        else:
+            models.add(f"{provider}/{name}")
+    return tuple(models)
+
+
+@public_api_router.get("/models")
+async def get_models() -> list[str]:
+    return sorted(set(litellm_models()) | set(OPENHANDS_MODELS))
+
+
+@public_api_router.get("/agents")
+async def get_agents() -> list[str]:
+    try:
+        import openhands.agenthub  # noqa: F401  (registers the agents)
+        from openhands.controller.agent import Agent
+
+        registered = Agent.list_agents()
+    except ImportError:
+        registered = []
+    return sorted(registered or DEFAULT_AGENTS)
+
+
+@public_api_router.get("/security-analyzers")
+async def get_security_analyzers() -> list[str]:
+    from openhands.security.options import SecurityAnalyzers
+
+    return sorted(SecurityAnalyzers)
+
+
+@public_api_router.get("/config")
+async def get_config(services: Services) -> WebConfig:
+    server = services.server_config
+    return WebConfig(
+        APP_MODE=server.app_mode,
+        GITHUB_CLIENT_ID=server.github_client_id,
+        POSTHOG_CLIENT_KEY=server.posthog_client_key,
+        FEATURE_FLAGS=FeatureFlags(
+            ENABLE_BILLING=server.enable_billing, HIDE_LLM_SETTINGS=server.hide_llm_settings
+        ),
+    )

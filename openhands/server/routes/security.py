@@ -1,0 +1,45 @@
+"""The security analyzer's own API, per conversation (server-api §6.4, QUIRK fixed).
+
+0.59 registered a catch-all at `/security/{path}` that could never find its conversation.
+Here it lives under the conversation and reaches that conversation's analyzer; the UI's
+`/api/security/*` calls (which 0.59 never served) get a JSON 404.
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, Response
+
+from openhands.server.dependencies import API_GUARDS, AttachedConversation
+from openhands.server.errors import ErrorBodyError
+
+security_api_router = APIRouter(tags=["security"])
+_METHODS = ["GET", "POST", "PUT", "DELETE"]
+
+
+async def security_api(request: Request, conversation: AttachedConversation) -> Response:
+    analyzer = getattr(conversation.runtime, "security_analyzer", None)
+    handler = getattr(analyzer, "handle_api_request", None)
+    if handler is None:
+        raise ErrorBodyError("Security analyzer not initialized", 404)
+    return await handler(request)  # type: ignore[no-any-return]
+
+
+async def no_global_security_api(path: str) -> JSONResponse:
+    return JSONResponse({"detail": "Not Found"}, status_code=404)
+
+
+for _method in _METHODS:
+    security_api_router.add_api_route(
+        "/api/conversations/{conversation_id}/security/{path:path}",
+        security_api,
+        methods=[_method],
+        dependencies=API_GUARDS,
+        operation_id=f"security_api_{_method.lower()}",
+    )
+    security_api_router.add_api_route(
+        "/api/security/{path:path}",
+        no_global_security_api,
+        methods=[_method],
+        operation_id=f"no_global_security_api_{_method.lower()}",
+    )

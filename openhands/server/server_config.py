@@ -1,0 +1,86 @@
+"""Server-level settings that are not part of config.toml: app mode, keys, CORS, limits.
+
+Read once from the environment by :meth:`ServerConfig.from_env`; tests build one directly.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+AppMode = Literal["oss", "saas"]
+UserAuthMode = Literal["single", "jwt"]
+
+
+def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
+    value = env.get(name)
+    if value is None or value.strip() == "":
+        return default
+    return value.strip().lower() in ("1", "true", "yes", "on")
+
+
+def _list(env: Mapping[str, str], name: str) -> list[str]:
+    return [item.strip() for item in env.get(name, "").split(",") if item.strip()]
+
+
+class ServerConfig(BaseModel):
+    """How the web server behaves; the agent/runtime settings stay in OpenHandsConfig."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    app_mode: AppMode = Field(default="oss", description="`oss` (default) or `saas`.")
+    session_api_key: str | None = Field(
+        default=None, description="When set, routes need X-Session-API-Key and sockets the query."
+    )
+    permitted_cors_origins: list[str] = Field(
+        default_factory=list, description="Exact origins; empty means localhost/127.0.0.1 only."
+    )
+    serve_frontend: bool = Field(default=True, description="Mount the SPA build at `/`.")
+    frontend_dir: str = Field(default="./frontend/build", description="The SPA build directory.")
+    allow_set_conversation_id: bool = Field(
+        default=False, description="Accept `conversation_id` on POST /api/conversations."
+    )
+    github_client_id: str = Field(default="", description="Echoed as GITHUB_CLIENT_ID.")
+    posthog_client_key: str = Field(default="", description="Empty: the UI skips analytics.")
+    enable_billing: bool = Field(default=False)
+    hide_llm_settings: bool = Field(default=False)
+    rate_limit_enabled: bool = Field(default=True, description="Per-IP request throttling.")
+    rate_limit_exempt_loopback: bool = Field(
+        default=False, description="Never throttle requests from 127.0.0.0/8 and ::1."
+    )
+    rate_limit_delay_after: int = Field(default=10, description="Requests per second before delay.")
+    rate_limit_reject_after: int = Field(default=20, description="Requests per second before 429.")
+    user_auth: UserAuthMode = Field(
+        default="single", description="`single` (OSS, no login) or `jwt` (HS256 token per user)."
+    )
+    auth_cookie_name: str = Field(default="openhands_auth", description="Cookie holding the JWT.")
+    github_api_url: str = Field(
+        default="https://api.github.com", description="Base URL of the GitHub REST API."
+    )
+    feedback_dir: str = Field(default="feedback", description="Store folder for feedback records.")
+    cleanup_interval_seconds: float = Field(default=15.0, description="Cleanup task period.")
+    max_upload_bytes: int = Field(default=4 * 1024 * 1024, description="Socket.IO message limit.")
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> ServerConfig:
+        env = os.environ if env is None else env
+        user_auth: UserAuthMode = "jwt" if env.get("OPENHANDS_USER_AUTH") == "jwt" else "single"
+        return cls(
+            app_mode="saas" if env.get("APP_MODE") == "saas" else "oss",
+            session_api_key=env.get("SESSION_API_KEY") or None,
+            permitted_cors_origins=_list(env, "PERMITTED_CORS_ORIGINS"),
+            serve_frontend=_flag(env, "SERVE_FRONTEND", True),
+            frontend_dir=env.get("FRONTEND_DIR", "./frontend/build"),
+            allow_set_conversation_id=env.get("ALLOW_SET_CONVERSATION_ID", "0") == "1",
+            github_client_id=env.get("GITHUB_APP_CLIENT_ID", ""),
+            posthog_client_key=env.get("POSTHOG_CLIENT_KEY", ""),
+            enable_billing=env.get("ENABLE_BILLING", "false") == "true",
+            hide_llm_settings=env.get("HIDE_LLM_SETTINGS", "false") == "true",
+            rate_limit_enabled=_flag(env, "RATE_LIMIT_ENABLED", True),
+            rate_limit_exempt_loopback=_flag(env, "RATE_LIMIT_EXEMPT_LOOPBACK", False),
+            user_auth=user_auth,
+            github_api_url=env.get("GITHUB_API_URL", "https://api.github.com").rstrip("/"),
+        )

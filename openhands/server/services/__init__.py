@@ -1,0 +1,1 @@
+"""Business logic behind the routes: conversations, settings, git providers, files, feedback."""

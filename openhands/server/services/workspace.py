@@ -1,0 +1,157 @@
+"""Workspace files and git state through the conversation's runtime (server-api §6.4).
+
+Every runtime call is blocking, so each one runs in a worker thread. Failures become the
+route's spec'd error bodies here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import posixpath
+import shutil
+import tempfile
+from collections.abc import Iterable
+from typing import Any
+
+from pathspec import PathSpec
+
+from openhands.core.config import OpenHandsConfig
+from openhands.events.action import FileReadAction
+from openhands.events.observation import ErrorObservation, FileReadObservation
+from openhands.server.errors import ErrorBodyError
+from openhands.server.models.files import GitChange, GitDiff, SkippedFile, UploadResult
+
+IGNORED_ENTRIES = frozenset(
+    {".git/", ".DS_Store", "node_modules/", "__pycache__/", "lost+found/", ".vscode/"}
+)
+
+
+def _require(runtime: Any) -> Any:
+    if runtime is None:
+        raise ErrorBodyError("Runtime not yet initialized", 404)
+    return runtime
+
+
+def filter_entries(entries: Iterable[str], gitignore: str | None) -> list[str]:
+    """Drop the always-ignored names and the `.gitignore` matches. Pure."""
+    kept = [entry for entry in entries if entry not in IGNORED_ENTRIES]
+    if gitignore:
+        spec = PathSpec.from_lines("gitignore", gitignore.splitlines())
+        kept = [entry for entry in kept if not spec.match_file(entry)]
+    return kept
+
+
+def _read_text(runtime: Any, path: str) -> str | None:
+    observation = runtime.read(FileReadAction(path=path))
+    return observation.content if isinstance(observation, FileReadObservation) else None
+
+
+async def list_files(runtime: Any, workspace: str, path: str | None) -> list[str]:
+    runtime = _require(runtime)
+    try:
+        entries = await asyncio.to_thread(runtime.list_files, path)
+    except Exception as error:
+        raise ErrorBodyError(f"Error listing files: {error}") from error
+    if path:
+        entries = [posixpath.join(path, entry) for entry in entries]
+    try:
+        gitignore = await asyncio.to_thread(
+            _read_text, runtime, posixpath.join(workspace, ".gitignore")
+        )
+    except Exception:
+        gitignore = None
+    return filter_entries(entries, gitignore)
+
+
+async def select_file(runtime: Any, workspace: str, file: str) -> str:
+    runtime = _require(runtime)
+    full_path = posixpath.join(workspace, file)
+    try:
+        observation = await asyncio.to_thread(runtime.read, FileReadAction(path=full_path))
+    except Exception as error:
+        raise ErrorBodyError(f"Error opening file: {error}") from error
+    if isinstance(observation, FileReadObservation):
+        return observation.content
+    if isinstance(observation, ErrorObservation) and "ERROR_BINARY_FILE" in observation.content:
+        raise ErrorBodyError(f"Unable to open binary file: {full_path}", 415)
+    raise ErrorBodyError(f"Error opening file: {observation}")
+
+
+def _upload_refusal(name: str, size: int, config: OpenHandsConfig) -> str | None:
+    if not name or name != os.path.basename(name) or name in (".", ".."):
+        return "Invalid file name"
+    limit_mb = config.file_uploads_max_file_size_mb
+    if limit_mb and size > limit_mb * 1024 * 1024:
+        return f"File size exceeds the limit of {limit_mb}MB"
+    if config.file_uploads_restrict_file_types:
+        allowed = config.file_uploads_allowed_extensions
+        extension = os.path.splitext(name)[1].lower()
+        if ".*" not in allowed and extension not in allowed:
+            return "Invalid file type"
+    return None
+
+
+async def upload_files(
+    runtime: Any, workspace: str, files: list[tuple[str, bytes]], config: OpenHandsConfig
+) -> UploadResult:
+    """Write each upload into the workspace, bytes unchanged."""
+    runtime = _require(runtime)
+    uploaded: list[str] = []
+    skipped: list[SkippedFile] = []
+    with tempfile.TemporaryDirectory(prefix="oh-upload-") as staging:
+        for name, content in files:
+            reason = _upload_refusal(name, len(content), config)
+            if reason is not None:
+                skipped.append(SkippedFile(name=name, reason=reason))
+                continue
+            local = os.path.join(staging, name)
+            with open(local, "wb") as handle:
+                handle.write(content)
+            try:
+                await asyncio.to_thread(runtime.copy_to, local, workspace)
+            except Exception as error:
+                skipped.append(SkippedFile(name=name, reason=f"Failed to upload: {error}"))
+                continue
+            uploaded.append(posixpath.join(workspace, name))
+    return UploadResult(uploaded_files=uploaded, skipped_files=skipped)
+
+
+async def zip_workspace(runtime: Any, workspace: str) -> str:
+    """A local zip of the workspace; the caller deletes it after sending."""
+    runtime = _require(runtime)
+    try:
+        path = await asyncio.to_thread(runtime.copy_from, workspace)
+    except Exception as error:
+        raise ErrorBodyError(f"Error zipping workspace: {error}") from error
+    return str(path)
+
+
+async def git_changes(runtime: Any, workspace: str) -> list[GitChange]:
+    runtime = _require(runtime)
+    try:
+        changes = await asyncio.to_thread(runtime.get_git_changes, workspace)
+    except Exception as error:
+        raise ErrorBodyError(f"Error getting changes: {error}") from error
+    if changes is None:
+        raise ErrorBodyError("Not a git repository", 404)
+    return [GitChange.model_validate(change) for change in changes]
+
+
+async def git_diff(runtime: Any, workspace: str, path: str) -> GitDiff:
+    runtime = _require(runtime)
+    try:
+        diff = await asyncio.to_thread(runtime.get_git_diff, path, workspace)
+    except Exception as error:
+        raise ErrorBodyError(f"Error getting diff: {error}") from error
+    return GitDiff.model_validate(diff)
+
+
+def remove_file(path: str) -> None:
+    try:
+        if os.path.isdir(path):
+            shutil.rmtree(path)
+        else:
+            os.unlink(path)
+    except OSError:
+        pass

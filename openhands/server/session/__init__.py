@@ -1,0 +1,1 @@
+"""One running conversation: the web Session (sockets) and its AgentSession (agent stack)."""

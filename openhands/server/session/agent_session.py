@@ -1,0 +1,359 @@
+"""AgentSession: the agent stack of one conversation (server-api §8.2 step 3).
+
+It owns the EventStream and, once started, the Runtime, Memory, AgentController, LLM
+registry and conversation stats. Each component is built by one ``_create_*`` method, so a
+test (or another deployment) can swap a single piece. The agent-stack packages are
+imported inside those methods: the server package can be imported, and its REST/socket
+layer tested, without them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import logging
+import time
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+from openhands.core.config import OpenHandsConfig
+from openhands.core.schema import AgentState
+from openhands.events.action import ChangeAgentStateAction, MessageAction
+from openhands.events.event import Event, EventSource
+from openhands.events.observation import AgentStateChangedObservation
+from openhands.events.serialization import event_from_dict
+from openhands.events.stream import EventStream
+from openhands.runtime.runtime_status import RuntimeStatus
+from openhands.server.session.conversation_init_data import ConversationInitData
+from openhands.server.session.settings_overrides import apply_settings
+from openhands.storage.files import FileStore
+
+logger = logging.getLogger(__name__)
+
+# How long close() waits for a start in flight, and how long a loop may lack a controller.
+STARTUP_GRACE_SECONDS = 90.0
+
+StatusCallback = Callable[[str, str, str], None]
+
+
+class AgentSession:
+    def __init__(
+        self,
+        sid: str,
+        file_store: FileStore,
+        status_callback: StatusCallback,
+        user_id: str | None = None,
+    ) -> None:
+        self.sid = sid
+        self.user_id = user_id
+        self.file_store = file_store
+        self.event_stream = EventStream(sid, file_store, user_id)
+        self.status_callback = status_callback
+        self.config: OpenHandsConfig | None = None
+        self.runtime: Any = None
+        self.memory: Any = None
+        self.controller: Any = None
+        self.llm_registry: Any = None
+        self.conversation_stats: Any = None
+        self.repository_directory: str | None = None
+        self.runtime_connected = False
+        self.started_at = time.time()
+        self._starting = False
+        self._closed = False
+        self._startup_done = asyncio.Event()
+
+    # --- state ---------------------------------------------------------------------------
+
+    @property
+    def is_closed(self) -> bool:
+        return self._closed
+
+    def get_state(self) -> AgentState | None:
+        """The controller's agent state; ERROR when no controller came within the grace time."""
+        if self.controller is None:
+            if time.time() - self.started_at > STARTUP_GRACE_SECONDS:
+                return AgentState.ERROR
+            return None
+        state = self.controller.get_agent_state()
+        return AgentState(state) if state is not None else None
+
+    # --- start ---------------------------------------------------------------------------
+
+    async def start(
+        self,
+        config: OpenHandsConfig,
+        init_data: ConversationInitData,
+        initial_message: MessageAction | None = None,
+        replay_json: str | None = None,
+    ) -> None:
+        if self.controller is not None or self._starting:
+            raise RuntimeError("Session already started")
+        self._starting = True
+        try:
+            self.event_stream.add_event(
+                AgentStateChangedObservation("", AgentState.LOADING.value),
+                EventSource.ENVIRONMENT,
+            )
+            self.config = config = apply_settings(config, init_data)
+            self.event_stream.set_secrets(init_data.secret_values())
+            agent_name = init_data.agent or config.default_agent
+            # Building these imports LiteLLM and reads files: keep it off the event loop.
+            self.llm_registry, self.conversation_stats = await asyncio.to_thread(
+                self._create_llm_registry, config, agent_name
+            )
+            agent = await asyncio.to_thread(self._create_agent, config, agent_name)
+            if not await self._create_runtime(config, agent, init_data):
+                return
+            self.repository_directory = await self._setup_workspace(init_data)
+            self.memory = await self._create_memory(config, init_data)
+            await self._add_mcp_tools(config, agent)
+            replay_events: list[Event] | None = None
+            if replay_json:
+                initial_message, replay_events = parse_replay(replay_json)
+            self.controller = await asyncio.to_thread(
+                self._create_controller, config, agent, init_data, replay_events
+            )
+            await asyncio.to_thread(self._add_initial_events, initial_message)
+        finally:
+            self._starting = False
+            self._startup_done.set()
+
+    def _add_initial_events(self, initial_message: MessageAction | None) -> None:
+        if initial_message is not None:
+            self.event_stream.add_event(initial_message, EventSource.USER)
+            next_state = AgentState.RUNNING
+        else:
+            next_state = AgentState.AWAITING_USER_INPUT
+        self.event_stream.add_event(
+            ChangeAgentStateAction(next_state.value), EventSource.ENVIRONMENT
+        )
+
+    # --- components (each one swappable) -------------------------------------------------
+
+    def _create_llm_registry(self, config: OpenHandsConfig, agent_name: str) -> tuple[Any, Any]:
+        from openhands.llm.conversation_stats import ConversationStats
+        from openhands.llm.llm_registry import LLMRegistry
+
+        registry = LLMRegistry(config, agent_cls=agent_name, retry_listener=self._on_llm_retry)
+        stats = ConversationStats(self.file_store, self.sid, self.user_id)
+        registry.subscribe(stats.register_llm)
+        return registry, stats
+
+    def _create_agent(self, config: OpenHandsConfig, agent_name: str) -> Any:
+        from openhands.controller.agent import Agent
+
+        agent_cls = Agent.get_cls(agent_name)
+        return agent_cls(config.get_agent_config(agent_name), self.llm_registry)
+
+    async def _create_runtime(
+        self, config: OpenHandsConfig, agent: Any, init_data: ConversationInitData
+    ) -> bool:
+        from openhands.runtime import get_runtime_cls
+
+        runtime_cls = get_runtime_cls(config.runtime)
+        env_vars = {
+            name: secret.secret.get_secret_value()
+            for name, secret in (init_data.custom_secrets or {}).items()
+        }
+        self.runtime = await asyncio.to_thread(
+            partial(
+                runtime_cls,
+                config=config,
+                event_stream=self.event_stream,
+                llm_registry=self.llm_registry,
+                sid=self.sid,
+                plugins=list(agent.sandbox_plugins),
+                env_vars=env_vars,
+                status_callback=self.status_callback,
+                headless_mode=False,
+                attach_to_existing=False,
+                user_id=self.user_id,
+                git_provider_tokens=token_strings(init_data),
+            )
+        )
+        try:
+            await self.runtime.connect()
+        except Exception as error:
+            logger.error("Runtime of %s failed to connect: %s", self.sid, error)
+            self.status_callback(
+                "error", RuntimeStatus.ERROR_RUNTIME_DISCONNECTED.value, str(error)
+            )
+            return False
+        self.runtime_connected = True
+        return True
+
+    async def _setup_workspace(self, init_data: ConversationInitData) -> str | None:
+        runtime = self.runtime
+        repository = init_data.selected_repository
+        directory = await asyncio.to_thread(
+            runtime.clone_or_init_repo,
+            token_strings(init_data),
+            repository,
+            init_data.selected_branch,
+            clone_url(init_data) if repository else None,
+        )
+        await asyncio.to_thread(runtime.maybe_run_setup_script)
+        await asyncio.to_thread(runtime.maybe_setup_git_hooks)
+        return directory or None
+
+    async def _create_memory(self, config: OpenHandsConfig, init_data: ConversationInitData) -> Any:
+        from openhands.memory.memory import Memory
+
+        memory = await asyncio.to_thread(
+            partial(
+                Memory,
+                event_stream=self.event_stream,
+                sid=self.sid,
+                status_callback=self.status_callback,
+            )
+        )
+        descriptions = {
+            name: secret.description for name, secret in (init_data.custom_secrets or {}).items()
+        }
+        memory.set_runtime_info(self.runtime, descriptions, config.workspace_mount_path_in_sandbox)
+        memory.set_conversation_instructions(init_data.conversation_instructions)
+        microagents = await asyncio.to_thread(
+            self.runtime.get_microagents_from_selected_repo, init_data.selected_repository
+        )
+        memory.load_user_workspace_microagents(microagents)
+        if init_data.selected_repository and self.repository_directory:
+            memory.set_repository_info(
+                init_data.selected_repository,
+                self.repository_directory,
+                init_data.selected_branch,
+            )
+        return memory
+
+    async def _add_mcp_tools(self, config: OpenHandsConfig, agent: Any) -> None:
+        if not getattr(agent.config, "enable_mcp", False):
+            return
+        try:
+            from openhands.mcp.utils import add_mcp_tools_to_agent
+        except ImportError:
+            logger.info("MCP tools are not available in this build")
+            return
+        await add_mcp_tools_to_agent(agent, self.runtime, self.memory)
+
+    def _create_controller(
+        self,
+        config: OpenHandsConfig,
+        agent: Any,
+        init_data: ConversationInitData,
+        replay_events: list[Event] | None,
+    ) -> Any:
+        from openhands.controller.agent_controller import AgentController
+        from openhands.controller.state.state import State
+
+        try:
+            initial_state = State.restore_from_session(self.sid, self.file_store, self.user_id)
+        except Exception:  # no saved state (a new conversation) or an unreadable one
+            initial_state = None
+        return AgentController(
+            sid=self.sid,
+            user_id=self.user_id,
+            file_store=self.file_store,
+            event_stream=self.event_stream,
+            conversation_stats=self.conversation_stats,
+            agent=agent,
+            iteration_delta=config.max_iterations,
+            budget_per_task_delta=config.max_budget_per_task,
+            agent_to_llm_config=config.get_agent_to_llm_config_map(),
+            agent_configs=config.get_agent_configs(),
+            confirmation_mode=config.security.confirmation_mode,
+            headless_mode=False,
+            status_callback=self.status_callback,
+            initial_state=initial_state,
+            replay_events=replay_events,
+            security_analyzer=getattr(self.runtime, "security_analyzer", None),
+        )
+
+    def _on_llm_retry(self, attempt: int, max_attempts: int) -> None:
+        self.status_callback(
+            "info",
+            RuntimeStatus.LLM_RETRY.value,
+            f"Retrying LLM request, {attempt} / {max_attempts}",
+        )
+
+    # --- close ---------------------------------------------------------------------------
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        if self._starting:
+            try:
+                await asyncio.wait_for(self._startup_done.wait(), STARTUP_GRACE_SECONDS)
+            except TimeoutError:
+                logger.warning("Closing %s while its start is still in flight", self.sid)
+        self.event_stream.close()
+        controller = self.controller
+        if controller is not None:
+            try:
+                controller.save_state()
+                await _maybe_await(controller.close())
+            except Exception:
+                logger.exception("Error closing the controller of %s", self.sid)
+        runtime = self.runtime
+        if runtime is not None:
+            # Tearing a sandbox down is slow; nobody waits for it.
+            task = asyncio.get_running_loop().run_in_executor(None, runtime.close)
+            task.add_done_callback(_log_failure)
+
+
+def token_strings(init_data: ConversationInitData) -> dict[str, str]:
+    """Provider tokens as the runtime takes them: ``{"github": "<token>"}``."""
+    return {
+        provider.value: token.token.get_secret_value()
+        for provider, token in (init_data.git_provider_tokens or {}).items()
+        if token.token is not None and token.token.get_secret_value()
+    }
+
+
+_DEFAULT_HOSTS = {"github": "github.com", "gitlab": "gitlab.com", "bitbucket": "bitbucket.org"}
+
+
+def clone_url(init_data: ConversationInitData) -> str:
+    """An authenticated https clone URL of the selected repository."""
+    repository = init_data.selected_repository or ""
+    tokens = init_data.git_provider_tokens or {}
+    provider = init_data.git_provider or next((p for p, t in tokens.items() if t.has_token), None)
+    token = tokens.get(provider) if provider is not None else None
+    host = (token.host if token is not None else None) or _DEFAULT_HOSTS.get(
+        provider.value if provider is not None else "github", "github.com"
+    )
+    if token is None or token.token is None or not token.token.get_secret_value():
+        return f"https://{host}/{repository}.git"
+    secret = token.token.get_secret_value()
+    if provider is not None and provider.value == "gitlab":
+        return f"https://oauth2:{secret}@{host}/{repository}.git"
+    if provider is not None and provider.value == "bitbucket":
+        return f"https://x-token-auth:{secret}@{host}/{repository}.git"
+    return f"https://{secret}@{host}/{repository}.git"
+
+
+def parse_replay(replay_json: str) -> tuple[MessageAction, list[Event]]:
+    """A trajectory to replay: its first event (a user message) starts the conversation."""
+    data = json.loads(replay_json)
+    if not isinstance(data, list) or not data:
+        raise ValueError("replay_json must be a non-empty list of events")
+    events = [event_from_dict(item) for item in data]
+    first = events[0]
+    if not isinstance(first, MessageAction) or first.source != EventSource.USER:
+        raise ValueError("The first event of a replay must be a user message")
+    initial = MessageAction(
+        content=first.content, image_urls=first.image_urls, file_urls=first.file_urls
+    )
+    return initial, events[1:]
+
+
+async def _maybe_await(value: Any) -> Any:
+    if inspect.isawaitable(value):
+        return await value
+    return value
+
+
+def _log_failure(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled() and future.exception() is not None:
+        logger.error("Closing a runtime failed: %s", future.exception())

@@ -1,0 +1,45 @@
+"""Everything a new agent loop starts from: the user's settings plus per-conversation data."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+
+from pydantic import ConfigDict, Field
+
+from openhands.integrations.provider import CustomSecret, ProviderToken, ProviderType
+from openhands.storage.data_models.settings import Settings
+
+
+class ConversationInitData(Settings):
+    """Settings + git tokens + custom secrets + repository and instructions (server-api §8.2)."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, validate_assignment=True)
+
+    git_provider_tokens: Mapping[ProviderType, ProviderToken] | None = Field(
+        default=None, description="Tokens for cloning and for the agent's git use"
+    )
+    custom_secrets: Mapping[str, CustomSecret] | None = Field(
+        default=None, description="Exposed to the sandbox as environment variables"
+    )
+    selected_repository: str | None = None
+    selected_branch: str | None = None
+    git_provider: ProviderType | None = None
+    conversation_instructions: str | None = None
+
+    @classmethod
+    def from_settings(cls, settings: Settings, **extra: object) -> ConversationInitData:
+        data = {name: getattr(settings, name) for name in Settings.model_fields}
+        data.pop("secrets_store", None)
+        return cls(**data, **extra)
+
+    def secret_values(self) -> dict[str, str]:
+        """Values to mask in the event stream: provider tokens and custom secrets."""
+        values: dict[str, str] = {}
+        for provider, token in (self.git_provider_tokens or MappingProxyType({})).items():
+            if token.token is not None and token.token.get_secret_value():
+                values[f"{provider.value}_token"] = token.token.get_secret_value()
+        for name, secret in (self.custom_secrets or MappingProxyType({})).items():
+            if secret.secret.get_secret_value():
+                values[name] = secret.secret.get_secret_value()
+        return values

@@ -1,0 +1,98 @@
+"""Room delivery for one conversation, with a seam-free hand-over from replay to live.
+
+The reference replays stored events to a new socket and only then joins it to the room, so
+events added in between reach the socket neither way. Here a joining socket is *held*
+while it is in the room: live payloads skip it and are buffered for it instead. When the
+replay (which read up to event id ``last_id``) is done, :meth:`release` sends the buffered
+payloads newer than ``last_id`` and turns the socket live. Live payloads with an id at or
+below the socket's watermark are never sent to it, so nothing is duplicated either.
+
+Everything here runs on the server's event loop; the only awaits are the emits, and the
+buffer/hold bookkeeping never spans one, so no payload can fall between two states.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any, Protocol
+
+
+class Emitter(Protocol):
+    async def emit(
+        self,
+        event: str,
+        data: Any = None,
+        to: str | None = None,
+        room: str | None = None,
+        skip_sid: list[str] | None = None,
+    ) -> None: ...
+
+
+OH_EVENT = "oh_event"
+
+
+def room_name(conversation_id: str) -> str:
+    return f"room:{conversation_id}"
+
+
+class RoomDelivery:
+    def __init__(
+        self,
+        sio: Emitter,
+        conversation_id: str,
+        members: Callable[[str], Iterable[str]] | None = None,
+    ) -> None:
+        self.sio = sio
+        self._members = members
+        self.room = room_name(conversation_id)
+        self._held: dict[str, list[dict[str, Any]]] = {}
+        self._watermarks: dict[str, int] = {}
+
+    def hold(self, connection_id: str) -> None:
+        """Start buffering live payloads for ``connection_id`` (call before it joins the room)."""
+        self._held[connection_id] = []
+
+    async def release(self, connection_id: str, last_id: int) -> None:
+        """Send what was buffered after event ``last_id``, then deliver live from now on."""
+        buffer = self._held.get(connection_id)
+        while buffer:
+            payload = buffer.pop(0)
+            if _is_new(payload, last_id):
+                await self.sio.emit(OH_EVENT, payload, to=connection_id)
+        self._held.pop(connection_id, None)
+        self._watermarks[connection_id] = last_id
+
+    def forget(self, connection_id: str) -> None:
+        self._held.pop(connection_id, None)
+        self._watermarks.pop(connection_id, None)
+
+    async def send(self, payload: dict[str, Any]) -> None:
+        """Emit one payload to the room, respecting held sockets and watermarks."""
+        skip: list[str] = []
+        for connection_id, buffer in self._held.items():
+            buffer.append(payload)
+            skip.append(connection_id)
+        event_id = payload.get("id")
+        if isinstance(event_id, int):
+            for connection_id, mark in list(self._watermarks.items()):
+                if event_id <= mark:
+                    skip.append(connection_id)
+                else:
+                    # Payloads arrive in id order: this socket is past its replay for good.
+                    del self._watermarks[connection_id]
+        await self.sio.emit(OH_EVENT, payload, room=self.room, skip_sid=skip or None)
+
+    def has_members(self) -> bool:
+        """Whether any socket is in the room (unknown counts as yes)."""
+        if self._members is None:
+            return True
+        return any(True for _ in self._members(self.room))
+
+    @property
+    def idle(self) -> bool:
+        return not self._held and not self._watermarks
+
+
+def _is_new(payload: dict[str, Any], last_id: int) -> bool:
+    event_id = payload.get("id")
+    return not isinstance(event_id, int) or event_id > last_id

@@ -1,0 +1,55 @@
+"""Which events reach the browser, and in what form (server-api §7.4, §7.5). Pure functions."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from openhands.events.action import NullAction, RecallAction
+from openhands.events.event import Event, EventSource
+from openhands.events.observation import (
+    AgentStateChangedObservation,
+    CmdOutputObservation,
+    ErrorObservation,
+    NullObservation,
+    RecallObservation,
+)
+from openhands.events.serialization import event_to_dict
+
+# Environment observations that are shown live, re-labelled as coming from the agent.
+_LIVE_ENVIRONMENT_TYPES = (
+    CmdOutputObservation,
+    AgentStateChangedObservation,
+    RecallObservation,
+    ErrorObservation,
+)
+
+
+def live_payload(event: Event) -> dict[str, Any] | None:
+    """The `oh_event` payload of a new stream event, or None when it is not sent live."""
+    if isinstance(event, NullAction | NullObservation):
+        return None
+    if event.source in (EventSource.AGENT, EventSource.USER):
+        return event_to_dict(event)
+    if isinstance(event, _LIVE_ENVIRONMENT_TYPES):
+        payload = event_to_dict(event)
+        payload["source"] = EventSource.AGENT.value
+        return payload
+    return None
+
+
+def replay_payloads(events: Iterable[Event]) -> list[dict[str, Any]]:
+    """Stored events to replay, in order: null and recall-action events are skipped and only
+    the last `agent_state_changed` is sent, after everything else."""
+    payloads: list[dict[str, Any]] = []
+    last_state: dict[str, Any] | None = None
+    for event in events:
+        if isinstance(event, NullAction | NullObservation | RecallAction):
+            continue
+        if isinstance(event, AgentStateChangedObservation):
+            last_state = event_to_dict(event)
+            continue
+        payloads.append(event_to_dict(event))
+    if last_state is not None:
+        payloads.append(last_state)
+    return payloads

@@ -1,0 +1,79 @@
+"""The per-conversation config: the app config with the user's settings applied (§8.2 steps 2–3)."""
+
+from __future__ import annotations
+
+from openhands.core.config import (
+    BrowserOutputCondenserConfig,
+    CondenserPipelineConfig,
+    ConversationWindowCondenserConfig,
+    LLMSummarizingCondenserConfig,
+    MCPConfig,
+    OpenHandsConfig,
+)
+from openhands.storage.data_models.settings import Settings
+
+DEFAULT_CONDENSER_MAX_SIZE = 120
+
+
+def apply_settings(config: OpenHandsConfig, settings: Settings) -> OpenHandsConfig:
+    """A deep copy of ``config`` with the user's choices layered on top. Pure."""
+    config = config.model_copy(deep=True)
+    agent_name = settings.agent or config.default_agent
+    config.default_agent = agent_name
+
+    llm_config = config.get_llm_config_from_agent(agent_name).model_copy(deep=True)
+    if settings.llm_model:
+        llm_config.model = settings.llm_model
+    if settings.llm_api_key is not None and settings.llm_api_key.get_secret_value():
+        llm_config.api_key = settings.llm_api_key
+    if settings.llm_base_url:
+        llm_config.base_url = settings.llm_base_url
+    agent_config = config.get_agent_config(agent_name).model_copy(deep=True)
+    llm_name = agent_config.llm_config or "llm"
+    config.set_llm_config(llm_config, llm_name)
+
+    if settings.confirmation_mode is not None:
+        config.security.confirmation_mode = settings.confirmation_mode
+    if settings.security_analyzer:
+        config.security.security_analyzer = settings.security_analyzer
+    if settings.sandbox_base_container_image:
+        config.sandbox.base_container_image = settings.sandbox_base_container_image
+    if settings.sandbox_runtime_container_image:
+        config.sandbox.runtime_container_image = settings.sandbox_runtime_container_image
+    if settings.git_user_name:
+        config.git_user_name = settings.git_user_name
+    if settings.git_user_email:
+        config.git_user_email = settings.git_user_email
+    if settings.max_iterations:
+        config.max_iterations = settings.max_iterations
+    if settings.max_budget_per_task is not None:
+        config.max_budget_per_task = settings.max_budget_per_task
+    if settings.search_api_key is not None and settings.search_api_key.get_secret_value():
+        config.search_api_key = settings.search_api_key
+    if settings.sandbox_api_key is not None and settings.sandbox_api_key.get_secret_value():
+        config.sandbox.api_key = settings.sandbox_api_key
+    if settings.mcp_config is not None:
+        config.mcp = _merge_mcp(config.mcp, settings.mcp_config)
+
+    agent_config.runtime = config.runtime
+    if settings.enable_default_condenser:
+        max_size = settings.condenser_max_size or DEFAULT_CONDENSER_MAX_SIZE
+        agent_config.condenser = CondenserPipelineConfig(
+            condensers=[
+                ConversationWindowCondenserConfig(),
+                BrowserOutputCondenserConfig(attention_window=2),
+                LLMSummarizingCondenserConfig(
+                    llm_config=llm_config, keep_first=4, max_size=max_size
+                ),
+            ]
+        )
+    config.set_agent_config(agent_config, agent_name)
+    return config
+
+
+def _merge_mcp(base: MCPConfig, extra: MCPConfig) -> MCPConfig:
+    return MCPConfig(
+        sse_servers=[*base.sse_servers, *extra.sse_servers],
+        stdio_servers=[*base.stdio_servers, *extra.stdio_servers],
+        shttp_servers=[*base.shttp_servers, *extra.shttp_servers],
+    )

@@ -1,0 +1,117 @@
+"""StandaloneConversationManager: the concurrency limit and the cleanup task (§8.3, §8.6)."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime, timedelta
+
+from pydantic import SecretStr
+
+from openhands.server.session.conversation_init_data import ConversationInitData
+from tests.unit.server.socket_client import Recorder
+from tests.unit.server.test_conversation_routes import create, wait_running
+from tests.unit.server.test_socket import live
+
+
+async def test_fourth_start_closes_the_least_recently_updated(
+    app_config, server_config, workspace
+) -> None:
+    async with live(app_config, server_config, workspace) as (harness, url):
+        await harness.store_settings()
+        ids = [await create(harness) for _ in range(3)]
+        for conversation_id in ids:
+            await wait_running(harness, conversation_id)
+        store = harness.services.conversation_store
+        now = datetime.now(UTC)
+        ages = {ids[0]: 5, ids[1]: 60, ids[2]: 1}  # minutes ago: ids[1] is the oldest
+        for conversation_id, minutes in ages.items():
+            metadata = await store.get_metadata(conversation_id)
+            await store.save_metadata(
+                metadata.model_copy(update={"last_updated_at": now - timedelta(minutes=minutes)})
+            )
+        watcher = Recorder()
+        await watcher.connect(url, conversation_id=ids[1])
+        try:
+            fourth = await create(harness)
+            running = await harness.manager.get_running_agent_loops()
+            assert running == {ids[0], ids[2], fourth}
+            status = await watcher.wait_for(
+                lambda e: e.get("status_update") is True and e.get("type") == "error"
+            )
+            assert status == {
+                "status_update": True,
+                "type": "error",
+                "id": "AGENT_ERROR$TOO_MANY_CONVERSATIONS",
+                "message": (
+                    "Too many conversations at once. If you are still using this one, try "
+                    "reactivating it by prompting the agent to continue"
+                ),
+            }
+            await asyncio.wait_for(watcher.disconnected.wait(), 10)
+            info = (await harness.client.get(f"/api/conversations/{ids[1]}")).json()
+            assert info["status"] == "STOPPED"
+        finally:
+            await watcher.close()
+
+
+async def test_cleanup_with_zero_close_delay_keeps_running(harness) -> None:
+    manager = harness.manager
+    harness.services.config.sandbox.close_delay = 0
+    manager.cleanup_interval = 0.01
+    await manager.__aexit__(None, None, None)  # restart the task with the short interval
+    await manager.__aenter__()
+    await asyncio.sleep(0.1)
+    assert manager.cleanup_running
+
+
+async def test_cleanup_closes_idle_loops_without_sockets(harness) -> None:
+    await harness.store_settings()
+    conversation_id = await create(harness)
+    await wait_running(harness, conversation_id)
+    manager = harness.manager
+    session = manager._sessions[conversation_id]
+    while session.agent_state() is None:  # no controller yet: state unknown, never closed
+        await asyncio.sleep(0.01)
+    harness.services.config.sandbox.close_delay = 1
+    session.last_active_ts -= 10
+    await manager._cleanup_once()
+    assert not await manager.is_agent_loop_running(conversation_id)
+
+
+async def test_cleanup_keeps_busy_or_connected_loops(harness) -> None:
+    await harness.store_settings()
+    conversation_id = await create(harness, initial_user_msg="work")
+    await wait_running(harness, conversation_id)
+    manager = harness.manager
+    session = manager._sessions[conversation_id]
+    harness.services.config.sandbox.close_delay = 1
+    session.last_active_ts -= 10
+    manager._connections["someone"] = conversation_id
+    await manager._cleanup_once()
+    assert await manager.is_agent_loop_running(conversation_id)
+
+
+async def test_start_is_idempotent(harness) -> None:
+    await harness.store_settings()
+    conversation_id = await create(harness)
+    manager = harness.manager
+    init = ConversationInitData(llm_api_key=SecretStr("x"))
+    first = manager._sessions[conversation_id]
+    await manager.maybe_start_agent_loop(conversation_id, init, None)
+    assert manager._sessions[conversation_id] is first
+
+
+async def test_failed_runtime_reports_and_stays_starting(app_config, server_config, workspace):
+    from tests.unit.server.conftest import build_app, running
+
+    app = build_app(app_config, server_config, workspace, connect=False)
+    async with running(app, workspace) as harness:
+        await harness.store_settings()
+        conversation_id = await create(harness)
+        for _ in range(100):
+            info = (await harness.client.get(f"/api/conversations/{conversation_id}")).json()
+            if info["runtime_status"]:
+                break
+            await asyncio.sleep(0.02)
+        assert info["status"] == "STARTING"
+        assert info["runtime_status"] == "STATUS$ERROR_RUNTIME_DISCONNECTED"

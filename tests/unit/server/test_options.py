@@ -1,0 +1,45 @@
+"""`/api/options/*` (server-api §6.2)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from openhands.core.config import OpenHandsConfig
+from openhands.server.server_config import ServerConfig
+from tests.unit.server.conftest import build_app, running
+
+
+async def test_web_config(harness) -> None:
+    body = (await harness.client.get("/api/options/config")).json()
+    assert body == {
+        "APP_MODE": "oss",
+        "GITHUB_CLIENT_ID": "",
+        "POSTHOG_CLIENT_KEY": "",
+        "FEATURE_FLAGS": {"ENABLE_BILLING": False, "HIDE_LLM_SETTINGS": False},
+    }
+
+
+async def test_web_config_from_env(app_config: OpenHandsConfig, workspace: Path) -> None:
+    server = ServerConfig.from_env(
+        {
+            "GITHUB_APP_CLIENT_ID": "abc",
+            "ENABLE_BILLING": "true",
+            "HIDE_LLM_SETTINGS": "false",
+            "SERVE_FRONTEND": "false",
+        }
+    )
+    async with running(build_app(app_config, server, workspace), workspace) as h:
+        body = (await h.client.get("/api/options/config")).json()
+        assert body["GITHUB_CLIENT_ID"] == "abc"
+        assert body["FEATURE_FLAGS"] == {"ENABLE_BILLING": True, "HIDE_LLM_SETTINGS": False}
+
+
+async def test_models_agents_analyzers(harness) -> None:
+    models = (await harness.client.get("/api/options/models")).json()
+    assert models == sorted(set(models))
+    assert "openhands/claude-sonnet-4-20250514" in models
+    assert any(m.startswith("anthropic/") for m in models)
+    agents = (await harness.client.get("/api/options/agents")).json()
+    assert agents == sorted(agents) and "CodeActAgent" in agents
+    analyzers = (await harness.client.get("/api/options/security-analyzers")).json()
+    assert analyzers == sorted(analyzers) and "llm" in analyzers
