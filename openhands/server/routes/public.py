@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from functools import lru_cache
 
 from fastapi import APIRouter, Depends
@@ -55,20 +56,29 @@ def litellm_models() -> tuple[str, ...]:
     return tuple(models)
 
 
+# The first call of each imports LiteLLM (many seconds on a small machine): they run in a
+# worker thread so that the event loop (every other request and socket) is not held up.
+
+
 @public_api_router.get("/models")
 async def get_models() -> list[str]:
-    return sorted(set(litellm_models()) | set(OPENHANDS_MODELS))
+    models = await asyncio.to_thread(litellm_models)
+    return sorted(set(models) | set(OPENHANDS_MODELS))
 
 
-@public_api_router.get("/agents")
-async def get_agents() -> list[str]:
+def _registered_agents() -> list[str]:
     try:
         import openhands.agenthub  # noqa: F401  (registers the agents)
         from openhands.controller.agent import Agent
 
-        registered = Agent.list_agents()
+        return Agent.list_agents()
     except ImportError:
-        registered = []
+        return []
+
+
+@public_api_router.get("/agents")
+async def get_agents() -> list[str]:
+    registered = await asyncio.to_thread(_registered_agents)
     return sorted(registered or DEFAULT_AGENTS)
 
 

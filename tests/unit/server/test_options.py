@@ -43,3 +43,25 @@ async def test_models_agents_analyzers(harness) -> None:
     assert agents == sorted(agents) and "CodeActAgent" in agents
     analyzers = (await harness.client.get("/api/options/security-analyzers")).json()
     assert analyzers == sorted(analyzers) and "llm" in analyzers
+
+
+async def test_model_list_does_not_block_the_event_loop(harness, monkeypatch) -> None:
+    """Building the list imports LiteLLM (seconds): other requests must be served meanwhile."""
+    import asyncio
+    import threading
+
+    from openhands.server.routes import public
+
+    release = threading.Event()
+
+    def slow_models() -> tuple[str, ...]:
+        release.wait(10)
+        return ("openai/gpt-4o",)
+
+    monkeypatch.setattr(public, "litellm_models", slow_models)
+    models = asyncio.create_task(harness.client.get("/api/options/models"))
+    await asyncio.sleep(0.05)
+    config = await asyncio.wait_for(harness.client.get("/api/options/config"), 5)
+    assert config.status_code == 200 and not models.done()
+    release.set()
+    assert "openai/gpt-4o" in (await models).json()
