@@ -276,7 +276,15 @@ class AgentController:
         except ValueError:
             logger.warning("Ignoring a change to unknown agent state %r", action.agent_state)
             return
+        resuming = self.state.agent_state == AgentState.PAUSED and new_state == AgentState.RUNNING
         self.set_agent_state_to(new_state)
+        if (
+            resuming
+            and self._pending_action is None
+            and self.delegate is None
+            and policies.should_step_on_resume(self.state.history)
+        ):
+            self._step_with_exception_handling()
 
     def _on_message(self, action: MessageAction) -> None:
         if action.source == EventSource.USER:

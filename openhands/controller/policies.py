@@ -20,12 +20,14 @@ from openhands.events.action import (
     CondensationRequestAction,
     MessageAction,
     NullAction,
+    RecallAction,
 )
 from openhands.events.event import Event, EventSource
 from openhands.events.observation import (
     AgentStateChangedObservation,
     NullObservation,
     Observation,
+    RecallObservation,
 )
 
 # Bookkeeping events that never enter an agent's history.
@@ -71,6 +73,22 @@ def should_step(event: Event, agent_state: AgentState, has_delegate: bool) -> bo
 
 
 # --- confirmation mode ---------------------------------------------------------------------
+
+
+def should_step_on_resume(history: Sequence[Event]) -> bool:
+    """After PAUSED → RUNNING with nothing pending: is it the agent's turn?
+
+    It is when the newest history event answers the agent (an observation) or is the
+    user's message. The reference only steps on the next event, so a step that finished
+    while paused left the agent idle after Resume.
+    """
+    for event in reversed(history):
+        if isinstance(event, (RecallAction, RecallObservation)):
+            continue
+        if isinstance(event, Observation):
+            return True
+        return isinstance(event, MessageAction) and event.source == EventSource.USER
+    return False
 
 
 def is_gated(action: Action) -> bool:

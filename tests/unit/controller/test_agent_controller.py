@@ -508,3 +508,59 @@ def test_close_stops_and_unsubscribes(world: World) -> None:
     assert not any(
         isinstance(e, RecallAction) for e in world.events()
     )  # nobody handled the message
+
+
+# --- pause and resume -------------------------------------------------------------------------
+
+
+def test_resume_after_the_step_finished_while_paused_continues(world: World) -> None:
+    """The observation of the running step arrives while paused; Resume must go on (the
+    reference left the agent idle until some other event came)."""
+    import time
+
+    original_run = world.runtime._run
+
+    def slow_run(action):  # the command takes a while, like `sleep 8`
+        time.sleep(0.4)
+        return original_run(action)
+
+    world.runtime._run = slow_run  # type: ignore[method-assign]
+    world.start(script=[_cmd("sleep 8")])
+    world.user_says("go")
+    wait_until(lambda: len(world.runtime.received) == 1)
+    world.user_sets_state(AgentState.PAUSED)
+    world.wait_for_state(AgentState.PAUSED)
+    wait_until(
+        lambda: any(e.observation == "run" for e in world.events() if hasattr(e, "observation"))
+    )
+    world.settle()
+    assert world.controller is not None and world.controller.get_agent_state() == AgentState.PAUSED
+    assert world.agent.steps == 1
+    world.user_sets_state(AgentState.RUNNING)
+    world.wait_for_state(AgentState.FINISHED)
+    assert world.state_changes()[-3:] == ["paused", "running", "finished"]
+
+
+def test_resume_does_not_step_while_an_action_is_still_pending(world: World) -> None:
+    import time
+
+    release = []
+    original_run = world.runtime._run
+
+    def blocked_run(action):
+        wait_until(lambda: bool(release), timeout=5)
+        return original_run(action)
+
+    world.runtime._run = blocked_run  # type: ignore[method-assign]
+    world.start(script=[_cmd("long")])
+    world.user_says("go")
+    wait_until(lambda: len(world.runtime.received) == 1)
+    world.user_sets_state(AgentState.PAUSED)
+    world.wait_for_state(AgentState.PAUSED)
+    world.user_sets_state(AgentState.RUNNING)
+    world.wait_for_state(AgentState.RUNNING)
+    time.sleep(0.2)
+    assert world.agent.steps == 1  # no second step before the command's output came
+    release.append(True)
+    world.wait_for_state(AgentState.FINISHED)
+    assert world.agent.steps == 2
