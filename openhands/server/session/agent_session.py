@@ -142,6 +142,7 @@ class AgentSession:
         return registry, stats
 
     def _create_agent(self, config: OpenHandsConfig, agent_name: str) -> Any:
+        import openhands.agenthub  # noqa: F401  (registers the built-in agents)
         from openhands.controller.agent import Agent
 
         agent_cls = Agent.get_cls(agent_name)
