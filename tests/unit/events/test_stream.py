@@ -334,10 +334,12 @@ def test_sigkill_while_writing_loses_no_returned_event(tmp_path, kill_after: flo
         text=True,
         cwd=REPO_ROOT,
     )
-    time.sleep(kill_after + 1.0)  # interpreter start-up, then writing
+    assert proc.stdout is not None
+    first = proc.stdout.readline()  # blocks through interpreter start-up, however slow
+    time.sleep(kill_after)
     proc.send_signal(signal.SIGKILL)
     out, _ = proc.communicate(timeout=10)
-    confirmed = [int(line) for line in out.split()]
+    confirmed = [int(line) for line in (first + out).split()]
     assert confirmed, "the writer never confirmed an event"
     fs = LocalFileStore(str(tmp_path))
     store = EventStore("crash", fs)
