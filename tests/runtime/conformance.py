@@ -91,6 +91,8 @@ class Sandbox:
     uid: int
     home: str
     boot: BootWatch | None = None
+    # Every status_callback call as (level, status, message), in order.
+    status_log: list[tuple[str, RuntimeStatus, str]] = field(default_factory=list)
 
     @property
     def workspace(self) -> str:
@@ -179,8 +181,11 @@ def open_sandbox(
     configure: Callable[[OpenHandsConfig], None] | None = None,
     watch_boot: bool = False,
     remove: bool = True,
+    plugins: list[Any] | None = None,
 ) -> Iterator[Sandbox]:
-    """A connected runtime of ``kind``; torn down (container removed) on exit."""
+    """A connected runtime of ``kind``; torn down (container removed) on exit.
+
+    ``plugins`` defaults to AgentSkills and Jupyter, as the app starts them."""
     if kind == "docker":
         require_docker()
     sid = sid or f"test-{secrets.token_hex(4)}"
@@ -189,6 +194,14 @@ def open_sandbox(
         configure(config)
     stream = EventStream(sid, InMemoryFileStore())
     statuses: list[RuntimeStatus] = []
+    status_log: list[tuple[str, RuntimeStatus, str]] = []
+
+    def on_status(level: str, status: RuntimeStatus, message: str) -> None:
+        statuses.append(status)
+        status_log.append((level, status, message))
+
+    if plugins is None:
+        plugins = [AgentSkillsRequirement(), JupyterRequirement()]
     env = dict(host_env or {})
     home = "/home/openhands"
     temp_home: str | None = None
@@ -203,12 +216,12 @@ def open_sandbox(
             config,
             stream,
             sid=sid,
-            plugins=[AgentSkillsRequirement(), JupyterRequirement()],
+            plugins=plugins,
             headless_mode=True,
-            status_callback=lambda _level, status, _msg: statuses.append(status),
+            status_callback=on_status,
         )
         assert isinstance(runtime, ActionExecutionClient)
-        sandbox = Sandbox(kind, runtime, stream, statuses, user, uid, home)
+        sandbox = Sandbox(kind, runtime, stream, statuses, user, uid, home, status_log=status_log)
         try:
             if watch_boot:
                 sandbox.boot = _connect_watching_alive(runtime)

@@ -42,10 +42,6 @@ def test_session_key_is_required_except_for_alive_and_server_info(
         info = client.get(f"{url}/server_info")
         assert info.status_code == 200
         assert {"uptime", "idle_time", "resources"} <= set(info.json())
-        for headers in ({}, {"X-Session-API-Key": "wrong"}):
-            denied = client.post(f"{url}/execute_action", json=body, headers=headers)
-            assert denied.status_code == 403
-            assert denied.json() == {"detail": "Invalid API Key"}
         allowed = client.post(
             f"{url}/execute_action",
             json=body,
@@ -53,6 +49,44 @@ def test_session_key_is_required_except_for_alive_and_server_info(
         )
         assert allowed.status_code == 200
         assert allowed.json()["content"] == "hi"
+
+
+def _guarded_requests(sandbox: Sandbox, marker: str) -> dict[str, dict[str, object]]:
+    """One request per key-protected endpoint; each would change or reveal something."""
+    workspace = sandbox.workspace
+    return {
+        "/execute_action": {
+            "method": "POST",
+            "json": {"action": {"action": "run", "args": {"command": f"touch {marker}"}}},
+        },
+        "/list_files": {"method": "POST", "json": {"path": workspace}},
+        "/upload_file": {
+            "method": "POST",
+            "params": {"destination": workspace},
+            "files": {"file": (os.path.basename(marker), b"uploaded without a key")},
+        },
+        "/download_files": {"method": "GET", "params": {"path": workspace}},
+    }
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [{}, {"X-Session-API-Key": "wrong"}, {"X-Session-API-Key": ""}],
+    ids=["missing", "wrong", "empty"],
+)
+def test_every_guarded_endpoint_refuses_a_bad_key(
+    shared_sandbox: Sandbox, headers: dict[str, str]
+) -> None:
+    """§3.5: 403 {"detail":"Invalid API Key"} on all four endpoints, and nothing happens."""
+    runtime = shared_sandbox.runtime
+    marker = f"{shared_sandbox.workspace}/written-without-key-{os.urandom(4).hex()}"
+    url = runtime.action_execution_server_url
+    with httpx.Client(timeout=30) as client:
+        for path, request in _guarded_requests(shared_sandbox, marker).items():
+            response = client.request(url=f"{url}{path}", headers=headers, **request)  # type: ignore[arg-type]
+            assert response.status_code == 403, (path, response.text)
+            assert response.json() == {"detail": "Invalid API Key"}, path
+    assert os.path.basename(marker) not in runtime.list_files(shared_sandbox.workspace)
 
 
 # --- item 21: browser ---------------------------------------------------------------------

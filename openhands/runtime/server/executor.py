@@ -25,6 +25,7 @@ from openhands.events.action import (
 from openhands.events.event import FileEditSource, FileReadSource
 from openhands.events.observation import CmdOutputObservation, ErrorObservation, Observation
 from openhands.runtime.plugins.base import Plugin
+from openhands.runtime.plugins.jupyter.kernel import IPythonKernel
 from openhands.runtime.plugins.jupyter.plugin import JupyterPlugin
 from openhands.runtime.server.options import ServerOptions
 from openhands.runtime.server.plugins import close_plugins, start_plugins
@@ -39,8 +40,9 @@ INIT_COMMAND_TIMEOUT = 300.0
 
 
 class ActionExecutor:
-    def __init__(self, options: ServerOptions) -> None:
+    def __init__(self, options: ServerOptions, early_kernel: IPythonKernel | None = None) -> None:
         self.options = options
+        self._early_kernel = early_kernel
         self.user_id = options.user_id
         self.bash: BashSession | None = None
         self.plugins: dict[str, Plugin] = {}
@@ -84,6 +86,7 @@ class ActionExecutor:
                 opts.working_dir,
                 opts.working_dir,
                 opts.init_plugin_timeout,
+                early_kernel=self._early_kernel,
             ),
             return_exceptions=True,
         )
@@ -110,8 +113,11 @@ class ActionExecutor:
     def close(self) -> None:
         close_plugins(self.plugins)
         self.plugins = {}
+        if self._early_kernel is not None:  # in case start-up failed before adopting it
+            self._early_kernel.shutdown()
         if self.bash is not None:
             self.bash.close()
+        self.editor.close()
 
     # -- dispatch -----------------------------------------------------------------------------------
 

@@ -35,6 +35,11 @@ class ServerOptions:
         return self.username if self.su_to_user else None
 
 
+def tmux_socket_name(port: int) -> str:
+    """The tmux socket of a LocalRuntime server (``tmux -L <name>``), one per server port."""
+    return f"openhands-{port}"
+
+
 def parse_options(argv: list[str] | None = None) -> ServerOptions:
     parser = argparse.ArgumentParser(prog="action_execution_server")
     parser.add_argument("port", type=int)
@@ -59,5 +64,5 @@ def parse_options(argv: list[str] | None = None) -> ServerOptions:
         su_to_user=_env_true("SU_TO_USER", "true"),
         sandbox_group=os.environ.get("SANDBOX_GROUP_ID", "root"),
         init_plugin_timeout=float(os.environ.get("INIT_PLUGIN_TIMEOUT", "120")),
-        tmux_socket=f"openhands-{args.port}" if _env_true("LOCAL_RUNTIME_MODE", "") else None,
+        tmux_socket=tmux_socket_name(args.port) if _env_true("LOCAL_RUNTIME_MODE", "") else None,
     )

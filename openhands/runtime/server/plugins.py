@@ -7,6 +7,7 @@ import asyncio
 from openhands.core.logger import openhands_logger as logger
 from openhands.runtime.plugins.agent_skills.plugin import KERNEL_IMPORT, AgentSkillsPlugin
 from openhands.runtime.plugins.base import Plugin
+from openhands.runtime.plugins.jupyter.kernel import IPythonKernel
 from openhands.runtime.plugins.jupyter.plugin import JupyterPlugin
 
 # vscode is answered by the token endpoint: OpenVSCode Server cannot be installed here (§15).
@@ -17,10 +18,22 @@ _FACTORIES: dict[str, type[Plugin]] = {
 
 
 async def start_plugins(
-    names: list[str], username: str, work_dir: str, bash_cwd: str, timeout: float
+    names: list[str],
+    username: str,
+    work_dir: str,
+    bash_cwd: str,
+    timeout: float,
+    early_kernel: IPythonKernel | None = None,
 ) -> dict[str, Plugin]:
-    """Initialise the plugins together within ``timeout``; any failure stops the start-up."""
+    """Initialise the plugins together within ``timeout``; any failure stops the start-up.
+
+    ``early_kernel``: the Jupyter kernel already launched by the server's entry point."""
     plugins = {name: _FACTORIES[name]() for name in dict.fromkeys(names) if name in _FACTORIES}
+    if early_kernel is not None:
+        if JupyterPlugin.name in plugins:
+            plugins[JupyterPlugin.name] = JupyterPlugin(kernel=early_kernel)
+        else:
+            early_kernel.shutdown()
     skipped = [name for name in names if name not in _FACTORIES]
     if skipped:
         logger.warning("Plugins not available in this sandbox: %s", ", ".join(skipped))

@@ -22,22 +22,36 @@ import libtmux
 from openhands.core.logger import openhands_logger as logger
 from openhands.events.action import CmdRunAction
 from openhands.events.observation import CmdOutputObservation, ErrorObservation
-from openhands.events.observation.commands import CMD_OUTPUT_PS1_END, CmdOutputMetadata
+from openhands.events.observation.commands import (
+    CMD_OUTPUT_PS1_BEGIN,
+    CMD_OUTPUT_PS1_END,
+    CmdOutputMetadata,
+)
 from openhands.runtime.utils import bash_constants as text
 from openhands.runtime.utils.bash_commands import (
     escape_for_tmux,
     is_special_key,
     split_bash_commands,
 )
+from openhands.runtime.utils.tmux_control import (
+    TmuxControl,
+    TmuxControlClosed,
+    TmuxControlError,
+)
 
 POLL_INTERVAL = 0.5
-# Quick first looks so short commands return fast, then the steady interval.
-_FIRST_POLLS = (0.05, 0.05, 0.1, 0.1, 0.2, 0.3)
+# Quick first looks so short commands return within milliseconds (bash needs ~5 ms for an
+# `echo` and its prompt), then back off to the steady interval. A look costs ~0.2 ms.
+_FIRST_POLLS = (0.001,) * 4 + (0.002,) * 4 + (0.005, 0.01, 0.02, 0.04, 0.08, 0.15, 0.3)
 HISTORY_LIMIT = 10_000
 PANE_SIZE = 1000  # columns and rows
 DEFAULT_NO_CHANGE_TIMEOUT = 10
+_PS1_BEGIN_MARK = CMD_OUTPUT_PS1_BEGIN.strip()
 _PS1_END_MARK = CMD_OUTPUT_PS1_END.strip()
 _READY_WAIT_SECONDS = 10.0
+# How long to wait for bash to redraw its prompt after C-l before the history is cleared
+# anyway (the old fixed pause was 0.1 s on every command).
+_CLEAR_WAIT_SECONDS = 0.5
 
 
 class BashCommandStatus(StrEnum):
@@ -89,6 +103,9 @@ class BashSession:
         )
         self._socket_name = tmux_socket_name
         self._cwd = self.work_dir
+        # C-l was sent after the last command; its history is cleared before the next one.
+        self._clear_pending = False
+        self._control: TmuxControl | None = None
         self._initialized = False
         self._closed = False
         self.prev_status: BashCommandStatus | None = None
@@ -117,9 +134,9 @@ class BashSession:
         pane = self.window.active_pane
         assert pane is not None
         self.pane = pane
+        self._start_control_client()
         ps1 = CmdOutputMetadata.to_ps1_prompt()
-        self._send_text(f'export PROMPT_COMMAND=\'export PS1="{ps1}"\'; export PS2=""')
-        self.pane.send_keys("Enter", enter=False)
+        self._send_command(f'export PROMPT_COMMAND=\'export PS1="{ps1}"\'; export PS2=""', False)
         self._wait_for_prompt()
         self._clear_screen()
         self._initialized = True
@@ -129,6 +146,9 @@ class BashSession:
         if self._closed or not self._initialized:
             return
         self._closed = True
+        if self._control is not None:
+            self._control.close()
+            self._control = None
         try:
             self.session.kill()
         except Exception as exc:  # the tmux server may already be gone
@@ -154,7 +174,7 @@ class BashSession:
         if len(statements) > 1:
             return ErrorObservation(content=text.multiple_commands_error(statements))
 
-        pane = self._pane_text()
+        pane = self._finish_clear() if self._clear_pending else self._pane_text()
         initial_blocks = len(CmdOutputMetadata.matches_ps1_metadata(pane))
         still_running = not pane.rstrip().endswith(_PS1_END_MARK)
         if (
@@ -262,25 +282,76 @@ class BashSession:
 
     # -- tmux ------------------------------------------------------------------------------------
 
+    def _tmux(self, *commands: list[str]) -> list[str]:
+        """Run tmux commands (several run back to back); returns their output lines.
+
+        They go through the session's control-mode client; without one, each call starts
+        a tmux process (about 3 ms, an `echo` needs four or five such calls).
+        """
+        if self._control is not None:
+            try:
+                return self._control.run(*commands)
+            except TmuxControlClosed as exc:
+                # Without an answer the client is of no further use (it may be out of step).
+                logger.warning("tmux control client lost (%s); running tmux per command", exc)
+                self._control.close()
+                self._control = None
+                if exc.sent:
+                    raise
+        argv: list[str] = []
+        for command in commands:
+            # Through argv tmux reads a trailing ";" as a separator: escape_for_tmux.
+            argv += [";"] * bool(argv) + [escape_for_tmux(arg) for arg in command]
+        return list(self.server.cmd(*argv).stdout)
+
+    def _start_control_client(self) -> None:
+        try:
+            self._control = TmuxControl(str(self.session.session_name), self._socket_name)
+        except (OSError, TmuxControlError, TmuxControlClosed) as exc:
+            logger.warning("tmux control mode unavailable, running tmux per command: %s", exc)
+            self._control = None
+
     def _send_command(self, command: str, is_input: bool) -> None:
         if is_special_key(command):
-            self.pane.send_keys(command, enter=False)
+            self._tmux(["send-keys", "-t", self._pane_id, command])
             return
-        self._send_text(command)
-        self.pane.send_keys("Enter", enter=False)
-
-    def _send_text(self, data: str) -> None:
         # -l: never read the text as key names; --: text may start with "-".
-        self.pane.cmd("send-keys", "-l", "--", escape_for_tmux(data))
+        self._tmux(
+            ["send-keys", "-t", self._pane_id, "-l", "--", command],
+            ["send-keys", "-t", self._pane_id, "Enter"],
+        )
 
     def _pane_text(self) -> str:
-        lines = self.pane.cmd("capture-pane", "-J", "-p", "-S", "-").stdout
-        return "\n".join(line.rstrip() for line in lines)
+        return _joined(self._tmux(["capture-pane", "-t", self._pane_id, "-J", "-p", "-S", "-"]))
+
+    @property
+    def _pane_id(self) -> str:
+        return str(self.pane.pane_id)
 
     def _clear_screen(self) -> None:
-        self.pane.send_keys("C-l", enter=False)
-        time.sleep(0.1)
-        self.pane.cmd("clear-history")
+        """Ask bash to redraw just its prompt (C-l); the history goes at the next command.
+
+        Clearing the history has to wait until bash has redrawn (the clear pushes the old
+        screen into the history), so ``_finish_clear`` does it just before the next command
+        instead of a fixed pause here.
+        """
+        self._tmux(["send-keys", "-t", self._pane_id, "C-l"])
+        self._clear_pending = True
+
+    def _finish_clear(self) -> str:
+        """Clear the history once bash has redrawn its prompt; returns the pane text."""
+        deadline = time.monotonic() + _CLEAR_WAIT_SECONDS
+        while True:
+            pane = _joined(
+                self._tmux(
+                    ["clear-history", "-t", self._pane_id],
+                    ["capture-pane", "-t", self._pane_id, "-J", "-p", "-S", "-"],
+                )
+            )
+            if _prompt_redrawn(pane) or time.monotonic() >= deadline:
+                self._clear_pending = False
+                return pane
+            time.sleep(0.001)
 
     def _wait_for_prompt(self) -> None:
         deadline = time.monotonic() + _READY_WAIT_SECONDS
@@ -289,6 +360,26 @@ class BashSession:
                 return
             time.sleep(0.05)
         logger.warning("Bash did not show its first prompt within %ss", _READY_WAIT_SECONDS)
+
+
+def _joined(lines: list[str]) -> str:
+    """Captured lines, right-trimmed, without the empty rows below the last text."""
+    while lines and not lines[-1].strip():
+        lines.pop()
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def _prompt_redrawn(pane: str) -> bool:
+    """True once C-l has taken effect: the pane starts with the one prompt block left.
+
+    (Before, it holds the previous command between two blocks. Text after the block is
+    possible: a background job may print at any time.)
+    """
+    stripped = pane.lstrip()
+    return (
+        stripped.startswith(_PS1_BEGIN_MARK)
+        and len(CmdOutputMetadata.matches_ps1_metadata(stripped)) == 1
+    )
 
 
 def _poll_delays() -> Iterator[float]:

@@ -2,6 +2,11 @@
 
 Runtime methods are called from the EventStream's runtime subscriber thread, one at a time,
 so this client is synchronous (httpx.Client); a lock keeps one action in flight per runtime.
+
+An action can wait minutes for its answer, so the request runs on a worker thread while the
+caller checks every second that the sandbox still runs (``_sandbox_problem``): when the
+container is killed or the server process dies mid-command, the caller gets
+AgentRuntimeDisconnectedError within about a second instead of waiting for the HTTP timeout.
 """
 
 from __future__ import annotations
@@ -10,6 +15,8 @@ import os
 import tempfile
 import threading
 import zipfile
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeoutError
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +28,11 @@ from tenacity import (
     wait_exponential,
 )
 
-from openhands.core.exceptions import AgentRuntimeError, AgentRuntimeTimeoutError
+from openhands.core.exceptions import (
+    AgentRuntimeDisconnectedError,
+    AgentRuntimeError,
+    AgentRuntimeTimeoutError,
+)
 from openhands.events.action import (
     Action,
     BrowseInteractiveAction,
@@ -36,6 +47,9 @@ from openhands.events.event import FileEditSource
 from openhands.events.observation import ErrorObservation, Observation
 from openhands.events.serialization import event_from_dict, event_to_dict
 from openhands.runtime.base import Runtime
+
+# While an action runs, how often the caller checks that the sandbox is still there.
+SANDBOX_CHECK_SECONDS = 1.0
 
 
 class ActionExecutionHTTPError(AgentRuntimeError):
@@ -62,6 +76,9 @@ class ActionExecutionClient(Runtime):
         super().__init__(*args, **kwargs)
         self._http = httpx.Client(timeout=httpx.Timeout(30.0))
         self._action_lock = threading.Lock()
+        # Runs execute_action requests so the caller can watch the sandbox meanwhile. A
+        # request abandoned because its sandbox died keeps a worker until its socket fails.
+        self._requests = ThreadPoolExecutor(max_workers=4, thread_name_prefix=f"runtime-{self.sid}")
         self._vscode_token: str | None = None
 
     # --- plumbing ----------------------------------------------------------------------
@@ -69,6 +86,14 @@ class ActionExecutionClient(Runtime):
     @property
     def action_execution_server_url(self) -> str:
         raise NotImplementedError
+
+    def _sandbox_problem(self) -> str | None:
+        """Why the sandbox can no longer answer (its container or process is gone), or None.
+
+        Called while a request waits and after a transport error; runtimes that can look
+        at their sandbox override it.
+        """
+        return None
 
     def _headers(self) -> dict[str, str]:
         return {"X-Session-API-Key": self.session_api_key} if self.session_api_key else {}
@@ -86,9 +111,19 @@ class ActionExecutionClient(Runtime):
         reraise=True,
     )
     def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
-        response = self._http.request(
-            method, f"{self.action_execution_server_url}{path}", headers=self._headers(), **kwargs
-        )
+        try:
+            response = self._http.request(
+                method,
+                f"{self.action_execution_server_url}{path}",
+                headers=self._headers(),
+                **kwargs,
+            )
+        except httpx.TransportError as e:
+            # Retrying is pointless when the sandbox itself is gone; say so at once.
+            problem = self._sandbox_problem()
+            if problem:
+                raise AgentRuntimeDisconnectedError(problem) from e
+            raise
         if response.status_code >= 400:
             try:
                 detail = response.json().get("detail", response.text)
@@ -107,6 +142,7 @@ class ActionExecutionClient(Runtime):
         if self.closed:
             return
         super().close()
+        self._requests.shutdown(wait=False, cancel_futures=True)
         self._http.close()
 
     # --- actions -----------------------------------------------------------------------
@@ -117,11 +153,14 @@ class ActionExecutionClient(Runtime):
         assert action.timeout is not None
         with self._action_lock:
             try:
-                response = self._send(
-                    "POST",
-                    "/execute_action",
-                    json={"action": event_to_dict(action)},
-                    timeout=action.timeout + 5,
+                response = self._wait_watching_sandbox(
+                    self._requests.submit(
+                        self._send,
+                        "POST",
+                        "/execute_action",
+                        json={"action": event_to_dict(action)},
+                        timeout=action.timeout + 5,
+                    )
                 )
             except httpx.TimeoutException as e:
                 raise AgentRuntimeTimeoutError(
@@ -131,6 +170,16 @@ class ActionExecutionClient(Runtime):
         observation = event_from_dict(response.json())
         assert isinstance(observation, Observation)
         return observation
+
+    def _wait_watching_sandbox(self, request: Future[httpx.Response]) -> httpx.Response:
+        while True:
+            try:
+                return request.result(timeout=SANDBOX_CHECK_SECONDS)
+            except FutureTimeoutError:
+                problem = self._sandbox_problem()
+                if problem:
+                    request.cancel()
+                    raise AgentRuntimeDisconnectedError(problem) from None
 
     def run(self, action: CmdRunAction) -> Observation:
         return self.send_action_for_execution(action)

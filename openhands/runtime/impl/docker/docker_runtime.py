@@ -50,6 +50,9 @@ SANDBOX_PYTHON = "/openhands/venv/bin/python"
 CODE_DIR = "/openhands/code/"
 READY_TIMEOUT_SECONDS = 120
 READY_POLL_SECONDS = 2
+# While a new container starts, look more often: the server needs ~1.5 s, and every poll
+# interval adds on average half of itself to the start time the user waits for.
+STARTUP_POLL_SECONDS = 0.1
 
 
 def _truthy(name: str) -> bool:
@@ -90,6 +93,18 @@ class DockerRuntime(ActionExecutionClient):
         return any(
             (p.name if isinstance(p, PluginRequirement) else p) == "vscode" for p in self.plugins
         )
+
+    def _sandbox_problem(self) -> str | None:
+        try:
+            container = self.docker.containers.get(self.container_name)
+        except NotFound:
+            return f"Container {self.container_name} no longer exists"
+        except DockerException:
+            return None  # the engine did not answer: let the HTTP request decide
+        if container.status in ("running", "created", "restarting"):
+            return None
+        code = container.attrs.get("State", {}).get("ExitCode")
+        return f"Container {self.container_name} is {container.status} (exit code {code})"
 
     # --- connect -------------------------------------------------------------------------
 
@@ -335,7 +350,7 @@ class DockerRuntime(ActionExecutionClient):
                 raise AgentRuntimeError(
                     f"Runtime {self.container_name} did not become ready: {last_error}"
                 )
-            time.sleep(READY_POLL_SECONDS if self._runtime_initialized else 0.5)
+            time.sleep(READY_POLL_SECONDS if self._runtime_initialized else STARTUP_POLL_SECONDS)
 
     # --- lifecycle -------------------------------------------------------------------------
 

@@ -7,6 +7,7 @@ meant for machines without Docker (and for fast tests); every start says so loud
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import getpass
 import os
 import shutil
@@ -28,6 +29,7 @@ from openhands.runtime.impl.action_execution.action_execution_client import (
 )
 from openhands.runtime.plugins.requirement import PluginRequirement
 from openhands.runtime.runtime_status import RuntimeStatus
+from openhands.runtime.server.options import tmux_socket_name
 from openhands.runtime.utils.ports import (
     APP_PORT_RANGE_1,
     APP_PORT_RANGE_2,
@@ -90,6 +92,12 @@ class LocalRuntime(ActionExecutionClient):
         if self._server is None:
             raise AgentRuntimeDisconnectedError("LocalRuntime is not connected")
         return f"{self.config.sandbox.local_runtime_url}:{self._server.port}"
+
+    def _sandbox_problem(self) -> str | None:
+        server = self._server
+        if server is None or server.process.poll() is None:
+            return None
+        return f"The local action execution server exited with code {server.process.returncode}"
 
     def _plugin_names(self) -> list[str]:
         names = []
@@ -263,5 +271,14 @@ def _stop(server: _ServerProcess) -> None:
         except subprocess.TimeoutExpired:
             server.process.kill()
             server.process.wait(timeout=5)
+    # A server that stopped cleanly has closed its tmux sessions (and so its tmux server);
+    # one that crashed or was killed left them running, with whatever ran in them.
+    with contextlib.suppress(OSError, subprocess.TimeoutExpired):
+        subprocess.run(
+            ["tmux", "-L", tmux_socket_name(server.port), "kill-server"],
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+            timeout=30,
+        )
     if server.temp_workspace:
         shutil.rmtree(server.workspace, ignore_errors=True)

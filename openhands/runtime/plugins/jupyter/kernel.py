@@ -12,6 +12,7 @@ connection file (ports and signing key) is handed to that user and to nobody els
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import pwd
 import queue
@@ -20,16 +21,17 @@ import secrets
 import shlex
 import shutil
 import signal
+import socket
 import subprocess
 import tempfile
 import time
 from dataclasses import dataclass, field
-from typing import Any
-
-from jupyter_client.blocking.client import BlockingKernelClient
-from jupyter_client.connect import write_connection_file
+from typing import TYPE_CHECKING, Any
 
 from openhands.core.logger import openhands_logger as logger
+
+if TYPE_CHECKING:  # jupyter_client takes ~0.5 s to import: only when a kernel starts
+    from jupyter_client.blocking.client import BlockingKernelClient
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _POLL_SECONDS = 0.5
@@ -39,6 +41,34 @@ _READY_POLL_SECONDS = 0.25
 
 class KernelError(RuntimeError):
     """The kernel could not be started or died."""
+
+
+def write_connection_file(path: str) -> None:
+    """A kernel connection file (the format of jupyter_client's) on five free local ports.
+
+    Written here rather than with jupyter_client, whose import takes ~0.5 s: the kernel is
+    launched before the server has imported anything heavy.
+    """
+    sockets = [socket.socket() for _ in range(5)]
+    try:
+        for sock in sockets:
+            sock.bind(("127.0.0.1", 0))
+        ports = [sock.getsockname()[1] for sock in sockets]
+    finally:
+        for sock in sockets:
+            sock.close()
+    names = ("shell_port", "iopub_port", "stdin_port", "control_port", "hb_port")
+    info: dict[str, Any] = dict(zip(names, ports, strict=True))
+    info.update(
+        ip="127.0.0.1",
+        key=secrets.token_hex(32),
+        transport="tcp",
+        signature_scheme="hmac-sha256",
+        kernel_name="python3",
+    )
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        json.dump(info, handle, indent=2)
 
 
 @dataclass
@@ -66,6 +96,7 @@ class IPythonKernel:
     def __init__(self, launch: KernelLaunch) -> None:
         self.launch = launch
         self._dir: str | None = None
+        self._connection_file = ""
         self._process: subprocess.Popen[bytes] | None = None
         self._client: BlockingKernelClient | None = None
         self._stopped = False
@@ -73,32 +104,39 @@ class IPythonKernel:
     # -- lifecycle ------------------------------------------------------------------------
 
     def start(self, ready_timeout: float = 60.0) -> None:
+        self.launch_process()
+        self.connect(ready_timeout)
+
+    def launch_process(self) -> None:
+        """Start the kernel process; returns at once (``connect`` waits for it to answer)."""
         self._dir = tempfile.mkdtemp(prefix="oh-kernel-")
-        connection_file = os.path.join(self._dir, "kernel.json")
-        write_connection_file(
-            connection_file,
-            ip="127.0.0.1",
-            key=secrets.token_hex(32).encode(),
-            kernel_name="python3",
-        )
-        self._hand_to_user(connection_file)
-        log = open(os.path.join(self._dir, "kernel.log"), "wb")  # noqa: SIM115 - child owns it
+        self._connection_file = os.path.join(self._dir, "kernel.json")
         try:
-            self._process = subprocess.Popen(
-                self._command(connection_file),
-                cwd=self.launch.code_dir,
-                env=self._env(),
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-        finally:
-            log.close()
+            write_connection_file(self._connection_file)
+            self._hand_to_user(self._connection_file)
+            with open(os.path.join(self._dir, "kernel.log"), "wb") as log:  # the child's now
+                self._process = subprocess.Popen(
+                    self._command(self._connection_file),
+                    cwd=self.launch.code_dir,
+                    env=self._env(),
+                    stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )
+        except BaseException:
+            self.shutdown()
+            raise
+
+    def connect(self, ready_timeout: float = 60.0) -> None:
+        """Connect to the launched kernel and wait until it answers (or KernelError)."""
+        from jupyter_client.blocking.client import BlockingKernelClient
+
         try:
             if self._stopped:  # shut down (e.g. start-up timed out) while we were launching
                 raise KernelError("IPython kernel was shut down while starting")
-            client = BlockingKernelClient(connection_file=connection_file)
+            self._check_process()  # an (early) kernel that died already needs no channels
+            client = BlockingKernelClient(connection_file=self._connection_file)
             client.load_connection_file()
             client.start_channels()
             self._client = client
@@ -124,6 +162,10 @@ class IPythonKernel:
     def _env(self) -> dict[str, str]:
         env = dict(os.environ)
         env.update(self.launch.env)
+        # ipykernel exits by itself when this process dies (its parent poller), instead of
+        # living on as an orphan when the server is killed. (`su -` drops it: the container
+        # ends with the server there anyway.)
+        env["JPY_PARENT_PID"] = str(os.getpid())
         current = env.get("PYTHONPATH")
         env["PYTHONPATH"] = (
             f"{self.launch.code_dir}{os.pathsep}{current}" if current else self.launch.code_dir

@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import asyncio
 import os
+import pwd
 import sys
 from pathlib import Path
 
 import openhands
+from openhands.core.logger import openhands_logger as logger
 from openhands.events.action import IPythonRunCellAction
 from openhands.events.observation import IPythonRunCellObservation
 from openhands.runtime.plugins.base import Plugin
-from openhands.runtime.plugins.jupyter.kernel import IPythonKernel, KernelLaunch
+from openhands.runtime.plugins.jupyter.kernel import IPythonKernel, KernelError, KernelLaunch
 from openhands.runtime.utils.bash import su_target
 
 NO_OUTPUT = "[Code executed successfully with no output]"
@@ -39,18 +41,45 @@ def _package_root() -> Path:
     return Path(openhands.__file__).resolve().parent.parent
 
 
+def launch_early(username: str) -> IPythonKernel | None:
+    """Launch the kernel process now, so that it boots (~1 s) while the server imports the
+    rest of itself; ``JupyterPlugin(kernel=...)`` connects to it. None when the sandbox user
+    does not exist yet (the server creates it first) or the launch fails."""
+    launch = kernel_launch(username)
+    if launch.username is not None:
+        try:
+            pwd.getpwnam(launch.username)
+        except KeyError:
+            return None
+    kernel = IPythonKernel(launch)
+    try:
+        kernel.launch_process()
+    except Exception as exc:  # the regular start will try again and report
+        logger.warning("Early kernel launch failed: %s", exc)
+        return None
+    return kernel
+
+
 class JupyterPlugin(Plugin):
     name = "jupyter"
 
-    def __init__(self) -> None:
-        self.kernel: IPythonKernel | None = None
+    def __init__(self, kernel: IPythonKernel | None = None) -> None:
+        """``kernel``: one from ``launch_early``, to connect to instead of starting one."""
+        self.kernel = kernel
         self.python_interpreter_path = ""
         self._kernel_cwd: str | None = None
 
     async def initialize(self, username: str, work_dir: str) -> None:
-        # Set before starting, so that close() (e.g. after the start-up timeout) stops it.
-        self.kernel = IPythonKernel(kernel_launch(username))
-        await asyncio.to_thread(self.kernel.start)
+        if self.kernel is not None:
+            try:
+                await asyncio.to_thread(self.kernel.connect)
+            except KernelError as exc:
+                logger.warning("Early kernel did not come up (%s); starting another", exc)
+                self.kernel = None
+        if self.kernel is None:
+            # Set before starting, so that close() (e.g. after the start-up timeout) stops it.
+            self.kernel = IPythonKernel(kernel_launch(username))
+            await asyncio.to_thread(self.kernel.start)
         await self.run_code("%colors nocolor")
         printed = await self.run_code("import sys; print(sys.executable)")
         self.python_interpreter_path = printed.strip()

@@ -58,6 +58,10 @@ class OHEditor:
         self.history = FileHistory(history_dir)
         self.encodings = EncodingManager()
 
+    def close(self) -> None:
+        """Drop the undo history (its temporary directory, when it has one)."""
+        self.history.close()
+
     def __call__(
         self,
         *,

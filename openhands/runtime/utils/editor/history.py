@@ -12,9 +12,21 @@ MAX_HISTORY_PER_FILE = 10
 
 class FileHistory:
     def __init__(self, directory: Path | None = None, max_entries: int = MAX_HISTORY_PER_FILE):
-        self._dir = directory or Path(tempfile.mkdtemp(prefix="oh-editor-history-"))
+        # Without a directory of the caller's, a temporary one of our own: removed by
+        # close(), or at the latest when this object is collected or the process exits.
+        self._owned: tempfile.TemporaryDirectory[str] | None = None
+        if directory is None:
+            self._owned = tempfile.TemporaryDirectory(prefix="oh-editor-history-")
+            directory = Path(self._owned.name)
+        self._dir = directory
         self._dir.mkdir(parents=True, exist_ok=True)
         self.max_entries = max_entries
+
+    def close(self) -> None:
+        """Remove the history when it lives in a temporary directory of our own."""
+        if self._owned is not None:
+            self._owned.cleanup()
+            self._owned = None
 
     def _entry_file(self, path: Path) -> Path:
         return self._dir / (hashlib.sha256(str(path).encode()).hexdigest() + ".json")

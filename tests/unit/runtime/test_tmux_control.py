@@ -1,0 +1,110 @@
+"""TmuxControl against a real tmux server: quoting, answers, errors, a client that is gone."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from openhands.runtime.utils.tmux_control import (
+    TmuxControl,
+    TmuxControlClosed,
+    TmuxControlError,
+)
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+AWKWARD = [
+    "plain",
+    "ends with a semicolon;",
+    ";",
+    "find . -exec grep -l x {} \\;",
+    "\"double\" 'single' `backtick`",
+    "$HOME ${X} $(ls) \\$",
+    "~/x ~",
+    "~",
+    "#{pane_id} # not a comment",
+    "{ } %if %endif %end 1 2 3",
+    "back\\slash \\n \\t \\",
+    "tab\there",
+    "new\nline\n",
+    "unicode é ✓ 日本",
+    "control \x01\x1b[31m \x7f",
+    "-t",
+    "--",
+    "x" * 100_000,
+]
+
+
+@pytest.fixture
+def session() -> Iterator[tuple[str, str]]:
+    socket_name = f"oh-test-{uuid.uuid4().hex[:8]}"
+    subprocess.run(
+        ["tmux", "-L", socket_name, "new-session", "-d", "-s", "main", "-x", "200", "-y", "50"],
+        check=True,
+    )
+    try:
+        yield socket_name, "main"
+    finally:
+        subprocess.run(["tmux", "-L", socket_name, "kill-server"], capture_output=True)
+
+
+@pytest.fixture
+def control(session: tuple[str, str]) -> Iterator[TmuxControl]:
+    socket_name, name = session
+    client = TmuxControl(name, socket_name)
+    try:
+        yield client
+    finally:
+        client.close()
+
+
+@pytest.mark.parametrize("text", AWKWARD, ids=range(len(AWKWARD)))
+def test_arguments_reach_tmux_unchanged(control: TmuxControl, tmp_path: Path, text: str) -> None:
+    saved = tmp_path / "buffer"
+    control.run(["set-buffer", "-b", "t", "--", text], ["save-buffer", "-b", "t", str(saved)])
+    assert saved.read_bytes() == text.encode()
+
+
+def test_each_command_of_a_line_answers(control: TmuxControl) -> None:
+    out = control.run(["display-message", "-p", "one"], ["display-message", "-p", "two"])
+    assert out == ["one", "two"]
+    # The window keeps its size: a control client without a size of its own does not count.
+    assert control.run(["display-message", "-p", "-t", "main", "#{window_width}"]) == ["200"]
+
+
+def test_an_error_stops_the_line_and_the_next_command_still_works(control: TmuxControl) -> None:
+    with pytest.raises(TmuxControlError, match="can't find pane"):
+        control.run(
+            ["display-message", "-p", "one"],
+            ["capture-pane", "-p", "-t", "%999"],
+            ["display-message", "-p", "never"],
+        )
+    assert control.run(["display-message", "-p", "after"]) == ["after"]
+
+
+def test_a_large_answer_arrives_whole(control: TmuxControl) -> None:
+    lines = [f"line {i}" for i in range(20_000)]  # ~200 KB: many reads of the pipe
+    control.run(["set-buffer", "-b", "big", "--", "\n".join(lines)])
+    assert control.run(["show-buffer", "-b", "big"]) == lines
+
+
+def test_no_session_means_no_client(session: tuple[str, str]) -> None:
+    socket_name, _ = session
+    with pytest.raises((TmuxControlClosed, TmuxControlError)):
+        TmuxControl("no-such-session", socket_name)
+
+
+def test_a_client_whose_server_is_gone_says_so(session: tuple[str, str]) -> None:
+    socket_name, name = session
+    client = TmuxControl(name, socket_name)
+    subprocess.run(["tmux", "-L", socket_name, "kill-server"], check=True)
+    with pytest.raises(TmuxControlClosed):
+        # The client may notice on the write or only when the answer does not come.
+        for _ in range(50):
+            client.run(["display-message", "-p", "x"])
+    client.close()
