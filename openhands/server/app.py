@@ -7,16 +7,19 @@ the lifespan, so tests can vary the config and nothing heavy happens at import t
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import logging
 import os
 from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 
 import socketio
 from fastapi import FastAPI
 
 from openhands.core.config import OpenHandsConfig
+from openhands.server import socket_json
 from openhands.server.app_services import AppServices
 from openhands.server.conversation_manager.conversation_manager import ConversationManager
 from openhands.server.conversation_manager.standalone_conversation_manager import (
@@ -27,6 +30,7 @@ from openhands.server.listen_socket import register_socket_handlers
 from openhands.server.middleware import (
     ActivityMiddleware,
     AttachConversationMiddleware,
+    BodySizeLimitMiddleware,
     CacheControlMiddleware,
     GitHubTokenMiddleware,
     LocalhostCORSMiddleware,
@@ -45,7 +49,6 @@ from openhands.server.routes.trajectory import trajectory_router
 from openhands.server.server_config import ServerConfig
 from openhands.server.static import frontend_app
 from openhands.server.user_auth.default_user_auth import DefaultUserAuthFactory
-from openhands.server.user_auth.jwt_user_auth import JwtUserAuthFactory
 from openhands.server.user_auth.user_auth import UserAuthFactory
 from openhands.storage.factory import get_file_store_from_config
 from openhands.storage.files import FileStore
@@ -83,11 +86,26 @@ def create_sio(server_config: ServerConfig) -> socketio.AsyncServer:
         cors_allowed_origins="*",
         max_http_buffer_size=server_config.max_upload_bytes,
         client_manager=client_manager,
+        json=socket_json,
+    )
+
+
+def _widen_default_executor(config: OpenHandsConfig) -> None:
+    """Give the loop's `asyncio.to_thread` pool room for sandboxes that block a thread for
+    as long as they take to start or stop (tens of seconds). With the default pool (CPU
+    count + 4 threads) a few starting conversations would stall every request that reads a
+    file. Threads are only created when needed."""
+    workers = max(64, 8 * config.max_concurrent_conversations)
+    asyncio.get_running_loop().set_default_executor(
+        ThreadPoolExecutor(max_workers=workers, thread_name_prefix="openhands-io")
     )
 
 
 def _user_auth_factory(config: OpenHandsConfig, server: ServerConfig) -> UserAuthFactory:
     if server.user_auth == "jwt":
+        # PyJWT (and its crypto backends) load only in the mode that needs them.
+        from openhands.server.user_auth.jwt_user_auth import JwtUserAuthFactory
+
         return JwtUserAuthFactory(config, server.auth_cookie_name)
     return DefaultUserAuthFactory(config)
 
@@ -111,6 +129,7 @@ def create_app(
             app_config = load_openhands_config()
         else:
             app_config = config
+        _widen_default_executor(app_config)
         file_store = get_file_store_from_config(app_config)
         manager = manager_factory(sio, app_config, file_store, server)
         app.state.services = AppServices(
@@ -134,9 +153,15 @@ def create_app(
     app.state.server_config = server
     install_error_handlers(app)
 
-    # Added innermost first: the request meets RateLimit, CacheControl, CORS, Attach, token.
+    # Added innermost first: the request meets RateLimit, CacheControl, CORS, BodySizeLimit,
+    # Attach, token.
     app.add_middleware(GitHubTokenMiddleware)
     app.add_middleware(AttachConversationMiddleware)
+    app.add_middleware(
+        BodySizeLimitMiddleware,
+        max_bytes=server.max_request_body_bytes,
+        upload_max_bytes=server.max_upload_body_bytes,
+    )
     app.add_middleware(LocalhostCORSMiddleware, permitted_origins=server.permitted_cors_origins)
     app.add_middleware(CacheControlMiddleware)
     app.add_middleware(ActivityMiddleware)

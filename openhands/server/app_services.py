@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import socketio
 
@@ -26,8 +27,9 @@ class AppServices:
     started_at: float = field(default_factory=time.time)
     last_request_at: float = field(default_factory=time.time)
 
-    @property
+    @cached_property
     def conversation_store(self) -> FileConversationStore:
+        """One store for the app's lifetime: its listing index lives on the instance."""
         return FileConversationStore(self.file_store)
 
     def session_key_ok(self, presented: str | None) -> bool:

@@ -5,9 +5,13 @@ Socket.IO handles ``/socket.io/``; everything else goes to the FastAPI app.
 
 from __future__ import annotations
 
-import socketio
+from openhands.server.socketio_import import import_socketio_for_serving
 
-from openhands.server.app import create_app
+import_socketio_for_serving()  # before anything imports socketio (see the module)
+
+import socketio  # noqa: E402
+
+from openhands.server.app import create_app  # noqa: E402
 
 base_app = create_app()
 sio: socketio.AsyncServer = base_app.state.sio

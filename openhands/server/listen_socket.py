@@ -19,7 +19,7 @@ from openhands.server.models.socket import ErrorPayload
 from openhands.server.services.conversation_ids import check_conversation_id
 from openhands.server.services.conversation_service import ConversationService
 from openhands.server.session.delivery import OH_EVENT
-from openhands.server.session.session import InvalidUserActionError
+from openhands.server.session.user_actions import InvalidUserActionError
 
 logger = logging.getLogger(__name__)
 

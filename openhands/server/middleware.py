@@ -1,6 +1,6 @@
 """HTTP middleware, outermost first: RateLimit → CacheControl → LocalhostCORS →
-AttachConversation → GitHubToken → routes (server-api §2). Socket.IO traffic never
-reaches them: the Socket.IO app sits in front of FastAPI.
+BodySizeLimit → AttachConversation → GitHubToken → routes (server-api §2). Socket.IO
+traffic never reaches them: the Socket.IO app sits in front of FastAPI.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from urllib.parse import urlparse
 
 from pydantic import SecretStr
 from starlette.datastructures import Headers, MutableHeaders
+from starlette.exceptions import HTTPException
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -130,6 +131,76 @@ class RateLimitMiddleware:
         if count > self.delay_after:
             await asyncio.sleep(1)
         await self.app(scope, receive, send)
+
+
+class BodySizeLimitMiddleware:
+    """Refuses request bodies over a size limit with 413, without reading them whole.
+
+    The reference has no limit, so one request could make a conversation store (and
+    send to the LLM) a message of any size. A declared ``Content-Length`` over the limit
+    is refused at once; a chunked body is counted as it arrives and refused when it
+    passes the limit. File uploads have their own, larger limit.
+    """
+
+    def __init__(self, app: ASGIApp, max_bytes: int, upload_max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+        self.upload_max_bytes = upload_max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        limit = self.upload_max_bytes if scope["path"].endswith(_UPLOAD_SUFFIX) else self.max_bytes
+        declared = Headers(scope=scope).get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            if int(declared) <= _DRAIN_BYTES:
+                await _drain(receive)
+            await _too_large(limit)(scope, receive, send)
+            return
+        received = 0
+
+        async def counted() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > limit:
+                    if message.get("more_body", False):
+                        await _drain(receive)
+                    # Raised inside the route's body parsing: FastAPI answers it as is.
+                    raise HTTPException(413, _too_large_text(limit))
+            return message
+
+        await self.app(scope, counted, send)
+
+
+_UPLOAD_SUFFIX = "/upload-files"
+# A refused body up to this size is read and dropped before the answer: a client still
+# sending when the server closes the connection gets a reset instead of the 413.
+_DRAIN_BYTES = 256 * 1024 * 1024
+
+
+async def _drain(receive: Receive) -> None:
+    budget = _DRAIN_BYTES
+    while budget > 0:
+        message = await receive()
+        if message["type"] != "http.request":
+            return
+        budget -= len(message.get("body", b""))
+        if not message.get("more_body", False):
+            return
+
+
+def _too_large_text(limit: int) -> str:
+    return f"Request body too large (limit {limit} bytes)"
+
+
+def _too_large(limit: int) -> JSONResponse:
+    # The client may still be sending: close the connection after answering.
+    return JSONResponse(
+        {"detail": _too_large_text(limit)}, status_code=413, headers={"Connection": "close"}
+    )
 
 
 # Per-conversation routes that work on the conversation's sandbox.

@@ -63,6 +63,13 @@ class ServerConfig(BaseModel):
     feedback_dir: str = Field(default="feedback", description="Store folder for feedback records.")
     cleanup_interval_seconds: float = Field(default=15.0, description="Cleanup task period.")
     max_upload_bytes: int = Field(default=4 * 1024 * 1024, description="Socket.IO message limit.")
+    max_request_body_bytes: int = Field(
+        default=4 * 1024 * 1024,
+        description="Largest HTTP request body (413 above it); the same as a socket message.",
+    )
+    max_upload_body_bytes: int = Field(
+        default=64 * 1024 * 1024, description="Largest `/upload-files` request body."
+    )
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> ServerConfig:
@@ -83,4 +90,12 @@ class ServerConfig(BaseModel):
             rate_limit_exempt_loopback=_flag(env, "RATE_LIMIT_EXEMPT_LOOPBACK", False),
             user_auth=user_auth,
             github_api_url=env.get("GITHUB_API_URL", "https://api.github.com").rstrip("/"),
+            max_request_body_bytes=int(
+                env.get("MAX_REQUEST_BODY_BYTES")
+                or cls.model_fields["max_request_body_bytes"].default
+            ),
+            max_upload_body_bytes=int(
+                env.get("MAX_UPLOAD_BODY_BYTES")
+                or cls.model_fields["max_upload_body_bytes"].default
+            ),
         )

@@ -24,7 +24,11 @@ from openhands.server.conversation_manager.conversation_manager import (
 from openhands.server.models.socket import StatusUpdate
 from openhands.server.session.agent_session import AgentSession
 from openhands.server.session.conversation_init_data import ConversationInitData
-from openhands.server.session.delivery import OH_EVENT, RoomDelivery, room_name
+from openhands.server.session.delivery import (
+    RoomDelivery,
+    room_name,
+    send_to_connection,
+)
 from openhands.server.session.event_rules import replay_payloads
 from openhands.server.session.metadata_updater import MetadataUpdater
 from openhands.server.session.server_conversation import ServerConversation
@@ -202,8 +206,7 @@ class StandaloneConversationManager(ConversationManager):
         events = await asyncio.to_thread(
             lambda: list(store.search_events(start_id=max(start, 0), end_id=end))
         )
-        for payload in replay_payloads(events):
-            await self.sio.emit(OH_EVENT, payload, to=connection_id)
+        await send_to_connection(self.sio, connection_id, replay_payloads(events))
         return end
 
     async def get_connections(

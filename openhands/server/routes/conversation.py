@@ -29,7 +29,7 @@ from openhands.server.models.conversation import (
     WebHostsResponse,
 )
 from openhands.server.services.conversation_events import search_events
-from openhands.server.session.session import InvalidUserActionError
+from openhands.server.session.user_actions import InvalidUserActionError
 
 conversation_api_router = APIRouter(
     prefix="/api/conversations/{conversation_id}", tags=["conversation"], dependencies=API_GUARDS

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import time
 
-import psutil
 from fastapi import APIRouter
 
 from openhands.server.dependencies import Services
@@ -33,6 +32,8 @@ async def health() -> str:
 
 @health_router.get("/server_info")
 async def server_info(services: Services) -> ServerInfo:
+    import psutil  # only this route needs it: not imported at start-up
+
     now = time.time()
     process = psutil.Process(os.getpid())
     memory = process.memory_info()

@@ -36,7 +36,6 @@ from openhands.server.services.task_prompts import (
 )
 from openhands.server.session.conversation_init_data import ConversationInitData
 from openhands.server.user_auth.user_auth import AuthType, UserAuth
-from openhands.storage.conversation.paging import offset_to_page_id, page_id_to_offset
 from openhands.storage.data_models.conversation_metadata import (
     ConversationMetadata,
     ConversationTrigger,
@@ -50,7 +49,6 @@ logger = logging.getLogger(__name__)
 
 KEYLESS_MODEL_PREFIXES = ("bedrock/", "lemonade/")
 _RUNNING = (ConversationStatus.STARTING, ConversationStatus.RUNNING)
-_ALL = 10**9
 
 
 class ConversationService:
@@ -220,17 +218,9 @@ class ConversationService:
         selected_repository: str | None = None,
         trigger: ConversationTrigger | None = None,
     ) -> ConversationInfoResultSet:
-        user_id = await self.user_id()
-        if user_id is None:
-            page = await self.store.search(page_id, limit)
-            items, next_page_id = page.results, page.next_page_id
-        else:
-            # Per-user pages: filter by owner before slicing, so pages stay full.
-            offset = page_id_to_offset(page_id)
-            everything = (await self.store.search(None, _ALL)).results
-            mine = [m for m in everything if m.user_id == user_id]
-            end = offset + limit
-            items, next_page_id = mine[offset:end], offset_to_page_id(end, end < len(mine))
+        # Per-user pages are filtered by owner before slicing, so they stay full.
+        page = await self.store.search(page_id, limit, owner=await self.user_id())
+        items, next_page_id = page.results, page.next_page_id
         cutoff = datetime.now(UTC) - timedelta(seconds=self.app.config.conversation_max_age_seconds)
         items = [
             m

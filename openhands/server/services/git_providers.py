@@ -10,10 +10,7 @@ from __future__ import annotations
 import base64
 import re
 from collections.abc import Mapping
-from typing import Any
-
-import frontmatter
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from openhands.integrations.provider import ProviderToken, ProviderType
 from openhands.server.errors import (
@@ -31,7 +28,11 @@ from openhands.server.models.git import (
     SuggestedTaskOut,
 )
 
-_TIMEOUT = httpx.Timeout(15.0)
+if TYPE_CHECKING:
+    import httpx
+
+# httpx and frontmatter are imported where they are used: the server starts without them.
+_TIMEOUT_SECONDS = 15.0
 _NEXT_LINK = re.compile(r'<[^>]+>;\s*rel="next"')
 MICROAGENTS_DIR = ".openhands/microagents"
 
@@ -60,8 +61,10 @@ class GitHubClient:
         }
 
     async def _get(self, path: str, params: Mapping[str, Any] | None = None) -> httpx.Response:
+        import httpx
+
         try:
-            async with httpx.AsyncClient(timeout=_TIMEOUT) as client:
+            async with httpx.AsyncClient(timeout=_TIMEOUT_SECONDS) as client:
                 response = await client.get(
                     f"{self.base_url}{path}", params=params, headers=self.headers
                 )
@@ -200,6 +203,8 @@ class GitHubClient:
         response = await self._get(f"/repos/{repository}/contents/{file_path}")
         data = response.json()
         text = base64.b64decode(data.get("content", "")).decode("utf-8", errors="replace")
+        import frontmatter
+
         post = frontmatter.loads(text)
         triggers = post.metadata.get("triggers") or []
         return RepoMicroagentContent(

@@ -14,8 +14,6 @@ import tempfile
 from collections.abc import Iterable
 from typing import Any
 
-from pathspec import PathSpec
-
 from openhands.core.config import OpenHandsConfig
 from openhands.events.action import FileReadAction
 from openhands.events.observation import ErrorObservation, FileReadObservation
@@ -37,6 +35,8 @@ def filter_entries(entries: Iterable[str], gitignore: str | None) -> list[str]:
     """Drop the always-ignored names and the `.gitignore` matches. Pure."""
     kept = [entry for entry in entries if entry not in IGNORED_ENTRIES]
     if gitignore:
+        from pathspec import PathSpec  # not needed at start-up
+
         spec = PathSpec.from_lines("gitignore", gitignore.splitlines())
         kept = [entry for entry in kept if not spec.match_file(entry)]
     return kept

@@ -13,8 +13,11 @@ buffer/hold bookkeeping never spans one, so no payload can fall between two stat
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
+
+import socketio
 
 
 class Emitter(Protocol):
@@ -29,10 +32,34 @@ class Emitter(Protocol):
 
 
 OH_EVENT = "oh_event"
+_YIELD_EVERY = 50
 
 
 def room_name(conversation_id: str) -> str:
     return f"room:{conversation_id}"
+
+
+async def send_to_connection(
+    sio: socketio.AsyncServer, connection_id: str, payloads: Iterable[dict[str, Any]]
+) -> None:
+    """Send `oh_event` payloads to one socket, in order: the replay's bulk path.
+
+    ``AsyncServer.emit`` creates and awaits one task per recipient on every call, which
+    costs far more than the send itself when a replay emits thousands of events. These
+    are the same EVENT packets ``emit`` builds, queued straight on the Engine.IO socket
+    (which sends them in queue order), with no task and no wait per payload.
+    """
+    eio_sid = sio.manager.eio_sid_from_sid(connection_id, "/")
+    if eio_sid is None:
+        return  # the socket is already gone
+    for count, payload in enumerate(payloads, 1):
+        packet = sio.packet_class(socketio.packet.EVENT, namespace="/", data=[OH_EVENT, payload])
+        encoded = packet.encode()
+        for part in encoded if isinstance(encoded, list) else [encoded]:
+            await sio.eio.send(eio_sid, part)
+        if count % _YIELD_EVERY == 0:
+            # Let the socket's writer start on what is queued while we encode the rest.
+            await asyncio.sleep(0)
 
 
 class RoomDelivery:

@@ -18,13 +18,14 @@ from openhands.core.schema import AgentState
 from openhands.events.action import MessageAction
 from openhands.events.event import Event, EventSource
 from openhands.events.observation import AgentStateChangedObservation
-from openhands.events.serialization import event_from_dict, event_to_dict
+from openhands.events.serialization import event_to_dict
 from openhands.events.stream import EventStreamSubscriber
 from openhands.server.models.socket import ErrorPayload, StatusUpdate, TitleUpdate
 from openhands.server.session.agent_session import AgentSession
 from openhands.server.session.conversation_init_data import ConversationInitData
 from openhands.server.session.delivery import RoomDelivery
 from openhands.server.session.event_rules import live_payload
+from openhands.server.session.user_actions import parse_user_action
 from openhands.storage.data_models.conversation_status import ConversationStatus
 from openhands.storage.files import FileStore
 
@@ -35,10 +36,6 @@ IMAGES_DISABLED = "Support for images is disabled for this model, try without an
 IMAGES_UNSUPPORTED = (
     "Model does not support image upload, change to a different model or try without an image."
 )
-
-
-class InvalidUserActionError(ValueError):
-    """A browser payload that is not a valid action."""
 
 
 class Session:
@@ -164,12 +161,7 @@ class Session:
 
     async def dispatch(self, data: dict[str, Any]) -> None:
         """Append one browser action to the stream as a user event."""
-        try:
-            event = event_from_dict(dict(data))
-        except Exception as error:
-            raise InvalidUserActionError(f"Invalid action: {error}") from error
-        if not hasattr(event, "action"):
-            raise InvalidUserActionError("Only actions can be sent")
+        event = parse_user_action(data)
         if isinstance(event, MessageAction) and event.image_urls:
             problem = self._image_problem()
             if problem is not None:

@@ -89,8 +89,9 @@ async def test_listen_module_wraps_fastapi_in_socketio() -> None:
     names = [m.cls.__name__ for m in listen.base_app.user_middleware]
     # Outermost first.
     assert names[:3] == ["RateLimitMiddleware", "ActivityMiddleware", "CacheControlMiddleware"]
-    assert names[-3:] == [
+    assert names[-4:] == [
         "LocalhostCORSMiddleware",
+        "BodySizeLimitMiddleware",
         "AttachConversationMiddleware",
         "GitHubTokenMiddleware",
     ]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import SimpleNamespace
@@ -198,3 +200,79 @@ def test_page_id_helpers() -> None:
     assert page_id_to_offset(None) == 0
     assert page_id_to_offset("") == 0
     assert page_id_to_offset("MjA=") == 20
+
+
+# --- the listing index ------------------------------------------------------------------------
+
+
+class _CountingStore(InMemoryFileStore):
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads: list[str] = []
+
+    def read(self, path: str) -> str:
+        self.reads.append(path)
+        return super().read(path)
+
+
+async def test_a_warm_listing_reads_only_the_records_of_its_page() -> None:
+    file_store = _CountingStore()
+    store = await _store_with(file_store, 40)
+    first = await FileConversationStore(file_store).search(limit=5)  # a cold store: reads all
+    assert len(first.results) == 5
+    file_store.reads.clear()
+    page = await store.search(limit=5)
+    assert [m.conversation_id for m in page.results] == [f"conv{i:02d}" for i in range(39, 34, -1)]
+    assert sorted(file_store.reads) == sorted(
+        f"sessions/conv{i:02d}/metadata.json" for i in range(35, 40)
+    )
+
+
+async def test_the_listing_follows_changes_made_behind_its_back(file_store: FileStore) -> None:
+    store = await _store_with(file_store, 3)
+    assert len((await store.search()).results) == 3
+    other = FileConversationStore(file_store)  # e.g. another process
+    await other.save_metadata(_metadata(1).model_copy(update={"title": "renamed elsewhere"}))
+    await other.save_metadata(_metadata(7))
+    file_store.delete("sessions/conv00/")
+    page = await store.search()
+    assert [m.conversation_id for m in page.results] == ["conv07", "conv02", "conv01"]
+    assert page.results[2].title == "renamed elsewhere"
+
+
+class _CountingLocalStore(LocalFileStore):
+    lists = 0
+
+    def list(self, path: str) -> list[str]:
+        self.lists += 1
+        return super().list(path)
+
+
+async def test_a_settled_directory_listing_is_reused_until_it_changes(tmp_path: Path) -> None:
+    file_store = _CountingLocalStore(str(tmp_path))
+    store = await _store_with(file_store, 3)
+    sessions = tmp_path / "sessions"
+    long_ago = time.time() - 60
+    os.utime(sessions, (long_ago, long_ago))
+    assert len((await store.search()).results) == 3
+    listed = file_store.lists
+    assert len((await store.search()).results) == 3
+    assert file_store.lists == listed  # nothing changed: the listing was reused
+    # A conversation created now changes the directory's time: the listing is redone.
+    await FileConversationStore(file_store).save_metadata(_metadata(9))
+    assert (await store.search()).results[0].conversation_id == "conv09"
+    # Removed behind the store's back, also seen.
+    file_store.delete("sessions/conv09/")
+    assert "conv09" not in [m.conversation_id for m in (await store.search()).results]
+
+
+async def test_owner_filter_pages_within_the_owners_conversations(file_store: FileStore) -> None:
+    store = FileConversationStore(file_store)
+    for index in range(10):
+        await store.save_metadata(_metadata(index, user_id="alice" if index % 2 else "bob"))
+    first = await store.search(limit=3, owner="alice")
+    assert [m.conversation_id for m in first.results] == ["conv09", "conv07", "conv05"]
+    rest = await store.search(first.next_page_id, limit=3, owner="alice")
+    assert [m.conversation_id for m in rest.results] == ["conv03", "conv01"]
+    assert rest.next_page_id is None
+    assert len((await store.search(limit=100)).results) == 10

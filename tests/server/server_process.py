@@ -1,0 +1,213 @@
+"""A real OpenHands server process for the conformance suite and the server benchmark.
+
+``ServerProcess`` writes a ``config.toml`` into its own directory, starts
+``python -m uvicorn openhands.server.listen:app`` there on a free 127.0.0.1 port (so the
+server's config, file store and workspace all live in that directory) and waits for
+``GET /alive``. The process runs in its own process group: ``kill()`` sends SIGKILL to the
+server alone (a crash), ``stop()`` ends it gracefully, and both then reap whatever the
+server left behind in its group (local action-execution servers).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+import httpx
+
+from openhands.core.config import OpenHandsConfig
+from openhands.server.server_config import ServerConfig
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+JWT_SECRET = "conformance-jwt-secret-of-at-least-32-bytes"
+_SERVER_ENV = {name.upper() for name in OpenHandsConfig.model_fields} | {
+    *(name.upper() for name in ServerConfig.model_fields),
+    "SESSION_API_KEY",
+    "PERMITTED_CORS_ORIGINS",
+    "GITHUB_APP_CLIENT_ID",
+    "OPENHANDS_USER_AUTH",
+    "CONVERSATION_MANAGER_CLASS",
+    "REDIS_HOST",
+}
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def config_toml(
+    root: Path,
+    *,
+    runtime: str = "local",
+    max_concurrent_conversations: int = 3,
+    extra_core: str = "",
+) -> str:
+    """The server's config: store and workspace under ``root``, a quiet CodeActAgent."""
+    return f"""
+[core]
+runtime = "{runtime}"
+file_store = "local"
+file_store_path = "{root / "store"}"
+workspace_base = "{root / "workspace"}"
+jwt_secret = "{JWT_SECRET}"
+max_concurrent_conversations = {max_concurrent_conversations}
+max_iterations = 40
+enable_browser = false
+{extra_core}
+
+[llm]
+num_retries = 0
+native_tool_calling = true
+
+[agent]
+enable_browsing = false
+enable_jupyter = false
+enable_plan_mode = false
+enable_mcp = false
+"""
+
+
+class ServerProcess:
+    def __init__(
+        self,
+        root: Path,
+        *,
+        env: Mapping[str, str] | None = None,
+        config: str | None = None,
+        port: int | None = None,
+    ) -> None:
+        self.root = root
+        self.root.mkdir(parents=True, exist_ok=True)
+        (self.root / "workspace").mkdir(exist_ok=True)
+        self.port = port or free_port()
+        self.extra_env = dict(env or {})
+        (self.root / "config.toml").write_text(config or config_toml(root))
+        self.log_path = self.root / "server.log"
+        self.process: subprocess.Popen[bytes] | None = None
+        self.started_in: float | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def store(self) -> Path:
+        return self.root / "store"
+
+    @property
+    def pid(self) -> int:
+        assert self.process is not None
+        return self.process.pid
+
+    def environment(self) -> dict[str, str]:
+        # A developer's own LLM, agent, core-config and server settings must not leak in
+        # (the environment wins over config.toml).
+        env = {
+            key: value
+            for key, value in os.environ.items()
+            if not key.startswith(("LLM_", "AGENT_")) and key not in _SERVER_ENV
+        }
+        env.update(
+            {
+                "PYTHONPATH": str(REPO_ROOT),
+                "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+                "SERVE_FRONTEND": "false",
+                "RATE_LIMIT_ENABLED": "false",
+                "SKIP_DEPENDENCY_CHECK": "1",
+                "LOG_LEVEL": "INFO",
+            }
+        )
+        env.update(self.extra_env)
+        return env
+
+    def start(self, timeout: float = 60.0) -> ServerProcess:
+        """Start the process and wait until ``/alive`` answers 200."""
+        assert self.process is None, "already started"
+        log = open(self.log_path, "ab")  # noqa: SIM115 - the child owns it from here
+        started = time.perf_counter()
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "uvicorn",
+                "openhands.server.listen:app",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+            ],
+            cwd=self.root,
+            env=self.environment(),
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        log.close()
+        self.wait_alive(timeout)
+        self.started_in = time.perf_counter() - started
+        return self
+
+    def wait_alive(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        with httpx.Client(timeout=2.0) as client:
+            while True:
+                if self.process is not None and self.process.poll() is not None:
+                    raise RuntimeError(f"the server exited early:\n{self.log_tail()}")
+                with contextlib.suppress(httpx.HTTPError):
+                    if client.get(f"{self.url}/alive").status_code == 200:
+                        return
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"no /alive within {timeout}s:\n{self.log_tail()}")
+                time.sleep(0.02)
+
+    def kill(self) -> None:
+        """SIGKILL the server alone (a crash), then reap its leftover children."""
+        if self.process is None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            self.process.kill()
+        self.process.wait(10)
+        self._reap_group()
+        self.process = None
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """SIGTERM (uvicorn shuts down gracefully), SIGKILL after ``timeout``."""
+        if self.process is None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(10)
+        self._reap_group()
+        self.process = None
+
+    def _reap_group(self) -> None:
+        assert self.process is not None
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+
+    def log_tail(self, lines: int = 60) -> str:
+        try:
+            text = self.log_path.read_text(errors="replace")
+        except FileNotFoundError:
+            return ""
+        return "\n".join(text.splitlines()[-lines:])
+
+    def __enter__(self) -> ServerProcess:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
