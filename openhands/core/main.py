@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from openhands.controller.replay import load_replay_log
 from openhands.core.config import OpenHandsConfig, parse_arguments, setup_config_from_args
 from openhands.core.config.arg_utils import openhands_version
 from openhands.core.logger import openhands_logger as logger
@@ -30,13 +31,17 @@ from openhands.core.setup import (
 from openhands.events.action import Action, MessageAction, NullAction
 from openhands.events.event import Event, EventSource
 from openhands.events.observation import AgentStateChangedObservation
-from openhands.events.serialization import event_from_dict, event_to_trajectory
+from openhands.events.serialization import event_to_trajectory
 from openhands.events.stream import EventStreamSubscriber
 
 if TYPE_CHECKING:
+    from openhands.controller.agent_controller import AgentController
     from openhands.controller.state.state import State
     from openhands.memory.memory import Memory
     from openhands.runtime.base import Runtime
+    from openhands.runtime.runtime_status import RuntimeStatus
+
+StatusCallback = Callable[[str, "RuntimeStatus", str], None]
 
 END_STATES = (
     AgentState.FINISHED,
@@ -75,14 +80,6 @@ def read_task_from_stdin() -> str:
     return "".join(lines).strip()
 
 
-def load_replay_events(path: str) -> list[Event]:
-    with open(path) as f:
-        data = json.load(f)
-    if not isinstance(data, list):
-        raise ValueError(f"Replay trajectory {path} must be a JSON list of events")
-    return [event_from_dict(item) for item in data]
-
-
 def save_trajectory(config: OpenHandsConfig, sid: str, history: list[Event]) -> str | None:
     target = config.save_trajectory_path
     if not target:
@@ -102,6 +99,36 @@ def save_trajectory(config: OpenHandsConfig, sid: str, history: list[Event]) -> 
     return str(path)
 
 
+def install_status_callback(controller: AgentController, runtime: Runtime, memory: Memory) -> None:
+    """Route error reports of the runtime, the controller and memory to an ERROR end state.
+
+    Without it a runtime that dies under a pending action would leave the run waiting for an
+    observation that never comes. A callback the caller installed still gets every report.
+    """
+
+    def on_status(level: str, status: RuntimeStatus, message: str) -> None:
+        if level != "error":
+            logger.info("%s: %s", status.value, message)
+            return
+        logger.error("%s: %s", status.value, message)
+        controller.state.last_error = message or status.value
+        controller.set_agent_state_to(AgentState.ERROR)
+
+    for component in (runtime, controller, memory):
+        component.status_callback = _chained(component.status_callback, on_status)
+
+
+def _chained(first: StatusCallback | None, second: StatusCallback) -> StatusCallback:
+    if first is None:
+        return second
+
+    def both(level: str, status: RuntimeStatus, message: str) -> None:
+        first(level, status, message)
+        second(level, status, message)
+
+    return both
+
+
 async def run_controller(
     config: OpenHandsConfig,
     initial_user_action: Action,
@@ -114,6 +141,14 @@ async def run_controller(
     conversation_instructions: str | None = None,
 ) -> State | None:
     """Run one conversation until the agent reaches an end state; return its State."""
+    # Checked before anything starts, so a bad trajectory leaves no sandbox behind.
+    replay_events = None
+    if config.replay_trajectory_path:
+        if not isinstance(initial_user_action, NullAction):
+            raise ValueError("A task cannot be given together with a replay trajectory")
+        # The recorded first user message starts the run; the rest is replayed step by step.
+        replay_events, initial_user_action = load_replay_log(config.replay_trajectory_path)
+
     sid = sid or generate_sid(config)
     llm_registry, conversation_stats, config = create_registry_and_conversation_stats(config, sid)
     agent = create_agent(config, llm_registry)
@@ -143,15 +178,10 @@ async def run_controller(
             str(runtime.workspace_root),
         )
 
-    replay_events = None
-    if config.replay_trajectory_path:
-        if not isinstance(initial_user_action, NullAction):
-            raise ValueError("A task cannot be given together with a replay trajectory")
-        replay_events = load_replay_events(config.replay_trajectory_path)
-
     controller, initial_state = create_controller(
         agent, runtime, config, conversation_stats, headless_mode=True, replay_events=replay_events
     )
+    install_status_callback(controller, runtime, memory)
 
     if initial_state is not None and initial_state.last_error:
         event_stream.add_event(MessageAction(RESUME_AFTER_ERROR_MESSAGE), EventSource.USER)

@@ -68,6 +68,7 @@ def create_runtime(
 
     Call ``await runtime.connect()`` (or ``call_async_from_sync(runtime.connect)``) next.
     """
+    import openhands.agenthub  # noqa: F401  (registers the agents named in the config)
     from openhands.controller.agent import Agent as AgentBase
     from openhands.runtime import get_runtime_cls
 

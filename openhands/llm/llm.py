@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import os
 import time
 import warnings
@@ -110,6 +111,11 @@ class LLM(RetryMixin):
     def _supports_vision(self) -> bool:
         if os.environ.get(FORCE_VISION_ENV, "").strip().lower() in _TRUE:
             return True
+        return self._model_supports_vision
+
+    @functools.cached_property
+    def _model_supports_vision(self) -> bool:
+        """LiteLLM's answer for this model, asked once: each lookup walks its model tables."""
         model = self.config.model
         candidates = [model] + ([model.rsplit("/", 1)[1]] if "/" in model else [])
         for candidate in candidates:
@@ -132,22 +138,22 @@ class LLM(RetryMixin):
         """Serialize messages with this model's flags (caching, vision, function calling)."""
         if isinstance(messages, Message | dict):
             messages = [messages]
+        flags = {
+            "cache_enabled": self.is_caching_prompt_active(),
+            "vision_enabled": self.vision_is_active(),
+            "function_calling_enabled": self.is_function_calling_active(),
+        }
+        string_serializer = self._uses_string_serializer()
         formatted: list[dict[str, Any]] = []
         for message in messages:
             if isinstance(message, dict):
                 formatted.append(message)
                 continue
-            message = message.model_copy(
-                update={
-                    "cache_enabled": self.is_caching_prompt_active(),
-                    "vision_enabled": self.vision_is_active(),
-                    "function_calling_enabled": self.is_function_calling_active(),
-                    "force_string_serializer": (
-                        message.force_string_serializer or self._uses_string_serializer()
-                    ),
-                }
-            )
-            formatted.append(message.model_dump())
+            update = {
+                **flags,
+                "force_string_serializer": message.force_string_serializer or string_serializer,
+            }
+            formatted.append(message.model_copy(update=update).model_dump())
         return formatted
 
     def get_token_count(self, messages: MessageLike | Sequence[MessageLike]) -> int:

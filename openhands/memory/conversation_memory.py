@@ -82,7 +82,9 @@ class ConversationMemory:
             if isinstance(event, Action):
                 messages += self._action_messages(event, pending_calls, vision_is_active)
             elif isinstance(event, Observation):
-                messages += self._observation_messages(event, tool_answers, options, events[:index])
+                # Only a recall looks back (for microagents already shown); no copy for the rest.
+                earlier = events[:index] if isinstance(event, RecallObservation) else ()
+                messages += self._observation_messages(event, tool_answers, options, earlier)
             else:
                 raise ValueError(f"Unknown event type: {type(event)}")
             messages += _complete_tool_exchanges(pending_calls, tool_answers)
@@ -276,16 +278,25 @@ def _filter_unmatched_tool_calls(messages: list[Message]) -> Iterable[Message]:
 
 
 def _separate_consecutive_user_messages(messages: list[Message]) -> list[Message]:
-    """A user message right after another starts with a blank line."""
+    """A user message right after another starts with a blank line.
+
+    Runs on every step over the whole history, so only the changed messages are copied
+    (and their text item replaced, never edited in place).
+    """
     formatted: list[Message] = []
     previous_role: str | None = None
     for message in messages:
-        copy = message.model_copy(deep=True)
-        if copy.role == "user" and previous_role == "user":
-            for item in copy.content:
-                if isinstance(item, TextContent):
-                    item.text = "\n\n" + item.text
-                    break
-        formatted.append(copy)
-        previous_role = copy.role
+        if message.role == "user" and previous_role == "user":
+            message = _with_leading_blank_line(message)
+        formatted.append(message)
+        previous_role = message.role
     return formatted
+
+
+def _with_leading_blank_line(message: Message) -> Message:
+    content = list(message.content)
+    for index, item in enumerate(content):
+        if isinstance(item, TextContent):
+            content[index] = item.model_copy(update={"text": "\n\n" + item.text})
+            break
+    return message.model_copy(update={"content": content})

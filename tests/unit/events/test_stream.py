@@ -338,7 +338,10 @@ def test_sigkill_while_writing_loses_no_returned_event(tmp_path, kill_after: flo
     first = proc.stdout.readline()  # blocks through interpreter start-up, however slow
     time.sleep(kill_after)
     proc.send_signal(signal.SIGKILL)
-    out, _ = proc.communicate(timeout=10)
+    # Read through the same buffered reader as readline(): communicate() with a
+    # timeout reads the raw pipe and would skip lines already buffered here.
+    out = proc.stdout.read()
+    proc.wait(timeout=10)
     confirmed = [int(line) for line in (first + out).split()]
     assert confirmed, "the writer never confirmed an event"
     fs = LocalFileStore(str(tmp_path))

@@ -270,3 +270,26 @@ def test_format_messages_for_llm(
     assert deepseek.format_messages_for_llm([image_msg]) == [{"content": "look", "role": "user"}]
     # the caller's message is not changed
     assert image_msg.cache_enabled is False
+
+
+def test_vision_support_is_looked_up_once_per_llm(
+    scripted_llm: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """LiteLLM's model-table lookup is slow; formatting a long history must not repeat it."""
+    monkeypatch.delenv("OPENHANDS_FORCE_VISION", raising=False)
+    asked: list[str] = []
+
+    def supports_vision(model: str) -> bool:
+        asked.append(model)
+        return False
+
+    monkeypatch.setattr(litellm, "supports_vision", supports_vision)
+    llm = LLM(scripted_llm.llm_config(), "a")
+    messages = [Message(role="user", content=[TextContent(text=f"m{i}")]) for i in range(50)]
+    llm.format_messages_for_llm(messages)
+    llm.format_messages_for_llm(messages)
+    assert not llm.vision_is_active()
+    assert asked == ["openai/test-model", "test-model"]
+    # The environment switch is still read every time.
+    monkeypatch.setenv("OPENHANDS_FORCE_VISION", "1")
+    assert llm.vision_is_active()
