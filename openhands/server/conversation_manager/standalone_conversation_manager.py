@@ -46,6 +46,8 @@ TOO_MANY_CONVERSATIONS_MESSAGE = (
     "by prompting the agent to continue"
 )
 CLOSE_TIMEOUT_SECONDS = 90.0
+# How long a shutdown waits for sandboxes that are still being torn down.
+TEARDOWN_WAIT_SECONDS = 30.0
 _OLDEST = datetime.min
 
 
@@ -74,6 +76,9 @@ class StandaloneConversationManager(ConversationManager):
         self._lock = asyncio.Lock()
         self._start_lock = asyncio.Lock()
         self._cleanup_task: asyncio.Task[None] | None = None
+        # Sandbox teardowns still running; shutdown waits for them, or a stop just before a
+        # shutdown would leave the sandbox (a container, or local tmux and bash) behind.
+        self._teardowns: set[asyncio.Future[None]] = set()
 
     # --- lifecycle -----------------------------------------------------------------------
 
@@ -96,6 +101,8 @@ class StandaloneConversationManager(ConversationManager):
         await asyncio.gather(
             *(self.close_session(sid) for sid in list(self._sessions)), return_exceptions=True
         )
+        if self._teardowns:
+            await asyncio.wait(self._teardowns, timeout=TEARDOWN_WAIT_SECONDS)
 
     @property
     def cleanup_running(self) -> bool:
@@ -370,6 +377,10 @@ class StandaloneConversationManager(ConversationManager):
         if updater is not None:
             await updater.close()
         await session.close()
+        teardown = session.agent_session.teardown
+        if teardown is not None and not teardown.done():
+            self._teardowns.add(teardown)
+            teardown.add_done_callback(self._teardowns.discard)
         delivery = self._deliveries.get(sid)
         if delivery is not None and delivery.idle:
             self._deliveries.pop(sid, None)

@@ -62,6 +62,8 @@ class AgentSession:
         self.started_at = time.time()
         self._starting = False
         self._closed = False
+        # The sandbox teardown started by close(): the server waits for it when it shuts down.
+        self.teardown: asyncio.Future[None] | None = None
         self._startup_done = asyncio.Event()
 
     # --- state ---------------------------------------------------------------------------
@@ -301,6 +303,7 @@ class AgentSession:
             # Tearing a sandbox down is slow; nobody waits for it.
             task = asyncio.get_running_loop().run_in_executor(None, runtime.close)
             task.add_done_callback(_log_failure)
+            self.teardown = task
 
 
 def token_strings(init_data: ConversationInitData) -> dict[str, str]:

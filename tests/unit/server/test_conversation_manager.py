@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from datetime import UTC, datetime, timedelta
 
 from pydantic import SecretStr
 
 from openhands.server.session.conversation_init_data import ConversationInitData
+from tests.unit.server.conftest import build_app, running
+from tests.unit.server.fakes import FakeRuntime
 from tests.unit.server.socket_client import Recorder
 from tests.unit.server.test_conversation_routes import create, wait_running
 from tests.unit.server.test_socket import live
@@ -115,3 +118,27 @@ async def test_failed_runtime_reports_and_stays_starting(app_config, server_conf
             await asyncio.sleep(0.02)
         assert info["status"] == "STARTING"
         assert info["runtime_status"] == "STATUS$ERROR_RUNTIME_DISCONNECTED"
+
+
+async def test_shutdown_waits_for_a_sandbox_still_being_torn_down(
+    app_config, server_config, workspace, monkeypatch
+) -> None:
+    """A stop right before the server shuts down: the sandbox teardown (run off the loop,
+    nobody waits for it during normal operation) must finish before the server exits."""
+    closed: list[str] = []
+
+    def slow_close(self: FakeRuntime) -> None:
+        time.sleep(0.5)
+        self.closed = True
+        closed.append("closed")
+
+    monkeypatch.setattr(FakeRuntime, "close", slow_close)
+    app = build_app(app_config, server_config, workspace)
+    async with running(app, workspace) as harness:
+        await harness.store_settings()
+        conversation_id = await create(harness)
+        await wait_running(harness, conversation_id)
+        response = await harness.client.post(f"/api/conversations/{conversation_id}/stop")
+        assert response.status_code == 200
+        assert closed == []  # the stop answered without waiting for the teardown
+    assert closed == ["closed"]
