@@ -81,6 +81,7 @@ test-python: deps
 lint: deps
 	$(VENV)/bin/ruff check openhands tests bench
 	$(VENV)/bin/ruff format --check openhands tests bench
+	$(VENV)/bin/mypy openhands
 
 bench: build
 	@for f in bench/*.py; do echo "== $$f"; $(PY) $$f || exit 1; done

@@ -32,7 +32,8 @@ class ConnectQuery:
     def __init__(self, query_string: str) -> None:
         query = parse_qs(query_string, keep_blank_values=True)
         self.conversation_id = (query.get("conversation_id") or [""])[0] or None
-        self.session_api_key = (query.get("session_api_key") or [None])[0]
+        keys = query.get("session_api_key")
+        self.session_api_key: str | None = keys[0] if keys else None
         self.latest_event_id = _int_or(-1, (query.get("latest_event_id") or ["-1"])[0])
         self.providers_set: list[ProviderType] = []
         for value in query.get("providers_set", []):

@@ -207,6 +207,8 @@ class GitHubClient:
 
         post = frontmatter.loads(text)
         triggers = post.metadata.get("triggers") or []
+        if not isinstance(triggers, list):
+            triggers = [triggers]
         return RepoMicroagentContent(
             content=post.content,
             path=file_path,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
+from typing import Any
 
 from pydantic import ConfigDict, Field
 
@@ -28,8 +29,8 @@ class ConversationInitData(Settings):
     conversation_instructions: str | None = None
 
     @classmethod
-    def from_settings(cls, settings: Settings, **extra: object) -> ConversationInitData:
-        data = {name: getattr(settings, name) for name in Settings.model_fields}
+    def from_settings(cls, settings: Settings, **extra: Any) -> ConversationInitData:
+        data: dict[str, Any] = {name: getattr(settings, name) for name in Settings.model_fields}
         data.pop("secrets_store", None)
         return cls(**data, **extra)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import Any
+from typing import Any, Literal
 
 from openhands.core.config import OpenHandsConfig
 from openhands.core.exceptions import MicroagentError
@@ -131,7 +131,7 @@ class Session:
         status_id = getattr(status_id, "value", status_id)
         if status_id.startswith("STATUS$") or status_id.startswith("CHAT_INTERFACE$"):
             self.runtime_status = status_id
-        kind = "error" if level == "error" else "info"
+        kind: Literal["info", "error"] = "error" if level == "error" else "info"
         payload = StatusUpdate(type=kind, id=status_id, message=message or "").model_dump()
         self._enqueue(payload)
         if kind == "error":
