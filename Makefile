@@ -69,7 +69,7 @@ browser:
 run: build
 	$(PY) -m uvicorn openhands.server.listen:app --host $(HOST) --port $(PORT)
 
-test: deps frontend sandbox-image browser test-frontend test-python
+test: deps lint frontend sandbox-image browser test-frontend test-python
 
 test-frontend: frontend/node_modules/.installed
 	cd frontend && npm test --silent
