@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from itertools import islice
 from typing import Any
 
 from openhands.events.action import ChangeAgentStateAction, NullAction
@@ -57,10 +58,20 @@ def _relevant(event: Event) -> bool:
 
 def events_around(event_store: EventStore, event_id: int) -> list[Event]:
     """Up to 4 relevant events before ``event_id`` and up to 5 from it onward, in order."""
-    before = [
-        e for e in event_store.search_events(end_id=event_id - 1, reverse=True) if _relevant(e)
-    ][:4]
-    after = [e for e in event_store.search_events(start_id=event_id) if _relevant(e)][:5]
+    # islice stops the (lazy) reads once enough are found: a long history is not read whole.
+    before = list(
+        islice(
+            (
+                e
+                for e in event_store.search_events(end_id=event_id - 1, reverse=True)
+                if _relevant(e)
+            ),
+            4,
+        )
+    )
+    after = list(
+        islice((e for e in event_store.search_events(start_id=event_id) if _relevant(e)), 5)
+    )
     return [*reversed(before), *after]
 
 
