@@ -30,6 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
@@ -399,14 +400,17 @@ class BrowserPage:
     page_errors: list[str] = field(default_factory=list)
     # Conversations this test started: closed once the screenshot is taken.
     conversations: list[str] = field(default_factory=list)
-    # Per Socket.IO connection, the ids of the `oh_event` payloads received, in order.
+    # Per Socket.IO connection, the ids of the `oh_event` payloads received, in order,
+    # and the handshake URL (its query carries `latest_event_id`).
     socket_event_ids: list[list[int]] = field(default_factory=list)
+    socket_urls: list[str] = field(default_factory=list)
     # Where the server log stood when the test began (to spot the test's own failures).
     log_offset: int = 0
 
     def record_socket(self, websocket: WebSocket) -> None:
         ids: list[int] = []
         self.socket_event_ids.append(ids)
+        self.socket_urls.append(websocket.url)
 
         def on_frame(payload: str | bytes) -> None:
             # Engine.IO message 4 + Socket.IO event 2: `42["oh_event",{...}]`.
@@ -540,6 +544,12 @@ def rendered_event_ids(ui: BrowserPage) -> list[int]:
         .evaluate_all("nodes => nodes.map(n => Number(n.dataset.eventId))")
     )
     return [int(i) for i in ids]
+
+
+def socket_resumed_after(ui: BrowserPage, index: int = -1) -> int:
+    """The `latest_event_id` a Socket.IO connection of the page handed the server."""
+    query = parse_qs(urlsplit(ui.socket_urls[index]).query)
+    return int(query["latest_event_id"][0])
 
 
 def terminal_text(ui: BrowserPage) -> str:

@@ -520,6 +520,20 @@ export interface ConversationPage {
   next_page_id: string | null;
 }
 
+/** Query of GET /api/conversations/{id}/events (§6.4). `end_id` is inclusive; `limit` is 0…100. */
+export interface EventQuery {
+  start_id?: number;
+  end_id?: number;
+  reverse?: boolean;
+  limit?: number;
+}
+
+/** GET /api/conversations/{id}/events: stored events exactly as persisted (no source rewrite). */
+export interface EventPage {
+  events: OhEvent[];
+  has_more: boolean;
+}
+
 export interface ConversationResponse {
   status: "ok" | "error";
   conversation_id: string;

@@ -1,6 +1,8 @@
 import { query, request, requestBlob } from "./http";
 import type {
   ConversationInfo,
+  EventPage,
+  EventQuery,
   GitChange,
   GitDiff,
   SelectFileResponse,
@@ -14,12 +16,25 @@ import type {
  * a per-conversation session key travels as X-Session-API-Key.
  */
 export class WorkspaceApi {
+  readonly conversationId: string;
   private readonly base: string;
   private readonly headers: Record<string, string>;
 
   constructor(conversation: Pick<ConversationInfo, "conversation_id" | "url" | "session_api_key">) {
+    this.conversationId = conversation.conversation_id;
     this.base = conversation.url || `/api/conversations/${encodeURIComponent(conversation.conversation_id)}`;
     this.headers = conversation.session_api_key ? { "X-Session-API-Key": conversation.session_api_key } : {};
+  }
+
+  /** Stored events; served from the file store, so it works while the sandbox is down. */
+  events(params: EventQuery, signal?: AbortSignal): Promise<EventPage> {
+    const search = query({
+      start_id: params.start_id,
+      end_id: params.end_id,
+      reverse: params.reverse ? "true" : undefined,
+      limit: params.limit,
+    });
+    return request<EventPage>(`${this.base}/events${search}`, { headers: this.headers, signal });
   }
 
   listFiles(path?: string): Promise<string[]> {

@@ -1,8 +1,17 @@
 /**
- * Conversation view state fed by the socket: a reducer plus a frame-sized
- * batch buffer, so bursts (replay) are folded in one dispatch per frame.
+ * Conversation view state, fed from two sides into one reducer:
+ *
+ * 1. the stored history over REST, fetched as soon as the conversation is
+ *    known, so it shows while the conversation is still STOPPED or STARTING;
+ * 2. the socket, opened once the loop runs and the history is in. Its
+ *    handshake carries the last event id already held, so the server replays
+ *    only what came after (server-api.md §7.2) and nothing crosses the wire twice.
+ *
+ * Socket payloads are buffered and folded in one dispatch per frame, so bursts
+ * (a replay) cost one render.
  */
 import { useCallback, useEffect, useReducer, useRef, useState } from "react";
+import { loadEventHistory, type EventPages } from "../api/eventHistory";
 import type { UserAction } from "../api/types";
 import {
   conversationReducer,
@@ -22,9 +31,21 @@ export interface ConversationSocketApi {
   state: ConversationState;
   connection: ConnectionStatus;
   connectionError: ConnectionError | null;
+  /** The stored history has not arrived yet (or is still being fetched). */
+  historyLoading: boolean;
   send(action: UserAction): boolean;
   reconnect(): void;
   dismissNotice(key: number): void;
+}
+
+export interface ConversationFeed {
+  conversationId: string;
+  /** The per-conversation routes, once the conversation is known (null before). */
+  history: EventPages | null;
+  /** Where the socket connects, once the loop runs (null: no socket). */
+  socket: SocketTarget | null;
+  /** Runs after a refused connect or a server-side disconnect (the page re-fetches the conversation, §9.8). */
+  onRefused?: () => void;
 }
 
 /** Errors the real frontend does not surface (transport noise while retrying). */
@@ -38,67 +59,113 @@ function scheduleFrame(callback: () => void): void {
   }
 }
 
-/**
- * Opens the socket while `target` is non-null. `onRefused` runs after a
- * refused connect or a server-side disconnect (the page re-fetches the
- * conversation, §9.8).
- */
-export function useConversationSocket(
-  target: SocketTarget | null,
-  onRefused?: () => void,
-): ConversationSocketApi {
+function idOf(payload: unknown): number | null {
+  const id = (payload as { id?: unknown } | null)?.id;
+  return typeof id === "number" ? id : null;
+}
+
+export function useConversationSocket({ conversationId, history, socket: target, onRefused }: ConversationFeed): ConversationSocketApi {
   const [state, dispatch] = useReducer(conversationReducer, initialConversationState);
   const [connection, setConnection] = useState<ConnectionStatus>("idle");
   const [connectionError, setConnectionError] = useState<ConnectionError | null>(null);
+  // The conversation whose history fetch has settled (loaded or failed).
+  const [historySettled, setHistorySettled] = useState<string | null>(null);
   const socketRef = useRef<ConversationSocket | null>(null);
+  // The highest event id held: the socket resumes after it on every (re)connect.
   const latestIdRef = useRef(-1);
   const onRefusedRef = useRef(onRefused);
   onRefusedRef.current = onRefused;
 
-  const conversationId = target?.conversationId ?? null;
+  // History only from this conversation's routes (the page may still hold the previous one's).
+  const historyApi = history && history.conversationId === conversationId ? history : null;
+  const historyRef = useRef(historyApi);
+  historyRef.current = historyApi;
+  const hasHistoryApi = historyApi !== null;
+
   // The socket depends on the target's identity, not on the object.
   const targetKey = target
     ? [target.conversationId, target.url ?? "", target.sessionApiKey ?? "", target.providers.join(",")].join("|")
     : null;
   const targetRef = useRef(target);
   targetRef.current = target;
+  // Connect only once the history is in, so the handshake can name the last event held.
+  const socketKey = historySettled === conversationId ? targetKey : null;
 
   // A different conversation starts from a clean slate.
   useEffect(() => {
     latestIdRef.current = -1;
+    setHistorySettled(null);
     dispatch({ type: "reset" });
   }, [conversationId]);
 
   useEffect(() => {
+    const api = historyRef.current;
+    if (!api) return;
+    const controller = new AbortController();
+    loadEventHistory(
+      api,
+      (events) => {
+        if (!controller.signal.aborted) dispatch({ type: "received", payloads: events });
+      },
+      controller.signal,
+    ).then(
+      (latest) => {
+        if (controller.signal.aborted) return;
+        if (latest > latestIdRef.current) latestIdRef.current = latest;
+        setHistorySettled(api.conversationId);
+      },
+      () => {
+        if (controller.signal.aborted) return;
+        // A page is missing: resume from scratch. The replay then brings every event again,
+        // and the reducer drops the ones already held.
+        controller.abort();
+        setHistorySettled(api.conversationId);
+      },
+    );
+    return () => controller.abort();
+  }, [conversationId, hasHistoryApi]);
+
+  useEffect(() => {
     const current = targetRef.current;
-    if (!targetKey || !current) {
+    if (!socketKey || !current) {
       setConnection("idle");
       return;
     }
     let buffer: unknown[] = [];
+    let connected = false;
     let scheduled = false;
     let closed = false;
     const flush = () => {
       scheduled = false;
-      if (closed || buffer.length === 0) return;
-      const payloads = buffer;
-      buffer = [];
-      dispatch({ type: "received", payloads });
+      if (closed) return;
+      // Both dispatches run in this one task, so React renders once.
+      if (buffer.length > 0) {
+        const payloads = buffer;
+        buffer = [];
+        dispatch({ type: "received", payloads });
+      }
+      if (connected) dispatch({ type: "live" });
+    };
+    const schedule = () => {
+      if (!scheduled) {
+        scheduled = true;
+        scheduleFrame(flush);
+      }
     };
 
     setConnection("connecting");
     setConnectionError(null);
     const socket = openConversationSocket(current, () => latestIdRef.current, {
       onPayload(payload) {
-        const id = (payload as { id?: unknown } | null)?.id;
-        if (typeof id === "number" && id > latestIdRef.current) latestIdRef.current = id;
+        const id = idOf(payload);
+        if (id !== null && id > latestIdRef.current) latestIdRef.current = id;
         buffer.push(payload);
-        if (!scheduled) {
-          scheduled = true;
-          scheduleFrame(flush);
-        }
+        schedule();
       },
       onConnect() {
+        // The replay came just before this (socket.io delivers it first): same frame.
+        connected = true;
+        schedule();
         setConnection("connected");
         setConnectionError(null);
       },
@@ -121,12 +188,12 @@ export function useConversationSocket(
     });
     socketRef.current = socket;
     return () => {
-      closed = true;
       flush();
+      closed = true;
       socket.close();
       socketRef.current = null;
     };
-  }, [targetKey]);
+  }, [socketKey]);
 
   const send = useCallback((action: UserAction) => {
     if (!socketRef.current) return false;
@@ -141,5 +208,6 @@ export function useConversationSocket(
 
   const dismissNotice = useCallback((key: number) => dispatch({ type: "dismiss-notice", key }), []);
 
-  return { state, connection, connectionError, send, reconnect, dismissNotice };
+  const historyLoading = historySettled !== conversationId;
+  return { state, connection, connectionError, historyLoading, send, reconnect, dismissNotice };
 }

@@ -29,6 +29,13 @@ function stateChanged(id: number | undefined, agent_state: string, source = "env
 
 const ids = (s: ConversationState) => s.events.map((e) => e.id);
 
+/** The state once the socket connected: recorded agent states are current. */
+const live = conversationReducer(initialConversationState, { type: "live" });
+
+function stored(event: OhEvent, source: "agent" | "user" | "environment"): OhEvent {
+  return { ...event, source } as OhEvent;
+}
+
 describe("conversationReducer: events", () => {
   it("appends events in id order and tracks the last id", () => {
     const s = receive(initialConversationState, message(0), message(1), message(2));
@@ -83,34 +90,88 @@ describe("conversationReducer: events", () => {
 
 describe("conversationReducer: agent state", () => {
   it("takes the state from agent_state_changed", () => {
-    const s = receive(initialConversationState, stateChanged(1, "loading"), stateChanged(2, "running"));
+    const s = receive(live, stateChanged(1, "loading"), stateChanged(2, "running"));
     expect(s.agentState).toBe("running");
     expect(s.agentStateEventId).toBe(2);
   });
 
   it("ignores an older state that arrives late", () => {
-    const s = receive(initialConversationState, stateChanged(5, "finished"), stateChanged(3, "running"));
+    const s = receive(live, stateChanged(5, "finished"), stateChanged(3, "running"));
     expect(s.agentState).toBe("finished");
   });
 
   it("uses the held-back last state that replay sends after the other events", () => {
     // Replay: events 0..9 without state changes, then the last state (id 7).
     const replay = [0, 1, 2, 3, 4, 5, 6, 8, 9].map((id) => message(id));
-    const s = receive(initialConversationState, ...replay, stateChanged(7, "awaiting_user_input"));
+    const s = receive(live, ...replay, stateChanged(7, "awaiting_user_input"));
     expect(s.agentState).toBe("awaiting_user_input");
     expect(s.lastEventId).toBe(9);
   });
 
   it("applies the id-less stopped notice sent when a session closes", () => {
-    let s = receive(initialConversationState, stateChanged(4, "running"));
+    let s = receive(live, stateChanged(4, "running"));
     s = receive(s, stateChanged(undefined, "stopped", "agent"));
     expect(s.agentState).toBe("stopped");
     expect(s.events).toHaveLength(1);
   });
 
   it("ignores unknown state values", () => {
-    const s = receive(initialConversationState, stateChanged(1, "running"), stateChanged(2, "dancing"));
+    const s = receive(live, stateChanged(1, "running"), stateChanged(2, "dancing"));
     expect(s.agentState).toBe("running");
+  });
+
+  it("holds a state from the stored history back until the socket is live", () => {
+    // A stopped conversation's history ends in its last run's state: not what the agent does now.
+    let s = receive(initialConversationState, message(0), stateChanged(1, "finished"));
+    expect(s.agentState).toBeNull();
+    expect(s.recordedAgentState).toBe("finished");
+    // Restarted: the replay after the history brings the new run's states.
+    s = receive(s, stateChanged(2, "loading"), stateChanged(3, "awaiting_user_input"));
+    expect(s.agentState).toBeNull();
+    s = conversationReducer(s, { type: "live" });
+    expect(s.agentState).toBe("awaiting_user_input");
+    expect(s.agentStateEventId).toBe(3);
+  });
+
+  it("shows the newest recorded state when the socket brings nothing newer (a reload)", () => {
+    let s = receive(initialConversationState, message(0), stateChanged(1, "running"), message(2), stateChanged(3, "paused"));
+    s = conversationReducer(s, { type: "live" });
+    expect(s.agentState).toBe("paused");
+    s = receive(s, stateChanged(4, "running"));
+    expect(s.agentState).toBe("running");
+    expect(conversationReducer(s, { type: "live" })).toBe(s);
+  });
+});
+
+describe("conversationReducer: one chat whichever way events came", () => {
+  it("keeps what the live push keeps, relabelled as the agent's", () => {
+    const output = stored({ ...OBSERVATION_FIXTURES.run, id: 3 }, "environment");
+    const state = stored({ ...OBSERVATION_FIXTURES.agent_state_changed, id: 4 }, "environment");
+    const s = receive(initialConversationState, output, state);
+    expect(ids(s)).toEqual([3, 4]);
+    expect(s.events.map((e) => e.source)).toEqual(["agent", "agent"]);
+  });
+
+  it("drops what only the stored history has: environment actions and other observations, recall actions", () => {
+    const envAction = stored({ ...ACTION_FIXTURES.change_agent_state, id: 2 }, "environment");
+    const success = stored({ ...OBSERVATION_FIXTURES.success, id: 3 }, "environment");
+    const recall = stored({ ...ACTION_FIXTURES.recall, id: 4 }, "user");
+    const s = receive(initialConversationState, message(1), envAction, success, recall, message(5));
+    expect(ids(s)).toEqual([1, 5]);
+  });
+
+  it("keeps the user's own state changes", () => {
+    const pause = stored({ ...ACTION_FIXTURES.change_agent_state, id: 9 }, "user");
+    expect(ids(receive(initialConversationState, pause))).toEqual([9]);
+  });
+
+  it("merges history pages that arrive newest first with the replay after them, without duplicates", () => {
+    let s = receive(initialConversationState, message(200), message(201));
+    s = receive(s, message(100), message(101));
+    s = receive(s, message(0), message(1));
+    s = receive(s, message(201), message(202));
+    expect(ids(s)).toEqual([0, 1, 100, 101, 200, 201, 202]);
+    expect(s.lastEventId).toBe(202);
   });
 });
 

@@ -1,10 +1,15 @@
 /**
- * Folds `oh_event` payloads into the conversation's view state.
+ * Folds `oh_event` payloads and stored events into the conversation's view state.
  *
  * Pure and batch-oriented: the socket layer buffers payloads and dispatches
- * them together, so a 1,000-event replay costs a handful of array copies
- * instead of one per event. Events are kept sorted by id and de-duplicated
- * (replay and live delivery may overlap, server-api.md §7.3).
+ * them together, and the REST history arrives a page at a time, so a
+ * 1,000-event history costs a handful of array copies instead of one per
+ * event. Events are kept sorted by id and de-duplicated (history, replay and
+ * live delivery may overlap, server-api.md §7.3).
+ *
+ * The agent state shown is held back until the socket is live: before that,
+ * the newest agent_state_changed on record may come from an earlier run of a
+ * stopped conversation, which is not what the agent does now.
  */
 import type {
   AgentState,
@@ -14,6 +19,7 @@ import type {
   StatusUpdatePayload,
 } from "../api/types";
 import { AGENT_STATES } from "../api/types";
+import { asDelivered } from "./eventVisibility";
 
 export interface RuntimeStatusLine {
   id: string | null;
@@ -37,12 +43,18 @@ export interface Screenshot {
 export interface ConversationState {
   /** Displayable events (they carry an id), ascending by id, no duplicates. */
   events: readonly OhEvent[];
-  /** Highest event id received; what a reconnect resumes after. */
+  /** Highest id of the events kept. */
   lastEventId: number;
+  /** The agent's current state: null until the socket is live (shown as `loading`). */
   agentState: AgentState | null;
   agentStateReason: string;
-  /** Id of the agent_state_changed event the state came from (-1: none or id-less). */
+  /** The newest state on record, live or not; it becomes agentState once the socket is live. */
+  recordedAgentState: AgentState | null;
+  recordedAgentStateReason: string;
+  /** Id of the agent_state_changed event the recorded state came from (-1: none or id-less). */
   agentStateEventId: number;
+  /** The socket has connected: the loop runs and states on record are current. */
+  live: boolean;
   status: RuntimeStatusLine | null;
   metrics: LlmMetrics | null;
   metricsEventId: number;
@@ -60,7 +72,10 @@ export const initialConversationState: ConversationState = {
   lastEventId: -1,
   agentState: null,
   agentStateReason: "",
+  recordedAgentState: null,
+  recordedAgentStateReason: "",
   agentStateEventId: -1,
+  live: false,
   status: null,
   metrics: null,
   metricsEventId: -1,
@@ -72,6 +87,8 @@ export const initialConversationState: ConversationState = {
 
 export type ConversationAction =
   | { type: "received"; payloads: readonly unknown[] }
+  /** The socket connected: from now on the recorded agent state is the current one. */
+  | { type: "live" }
   | { type: "dismiss-notice"; key: number }
   | { type: "reset" };
 
@@ -157,36 +174,43 @@ class Draft {
     return true;
   }
 
+  recordAgentState(state: AgentState, reason: string): void {
+    const s = this.state;
+    s.recordedAgentState = state;
+    s.recordedAgentStateReason = reason;
+    if (s.live) {
+      s.agentState = state;
+      s.agentStateReason = reason;
+    }
+  }
+
   addNotice(message: string): void {
     const notices = [...this.state.notices, { key: this.noticeKey++, message }];
     this.state.notices = notices.slice(-MAX_NOTICES);
   }
 }
 
-function applyEvent(draft: Draft, event: OhEvent): void {
+function applyEvent(draft: Draft, received: OhEvent): void {
   const s = draft.state;
-  if (typeof event.id !== "number") {
+  if (typeof received.id !== "number") {
     // The id-less "stopped" notice sent when a session closes (§7.5).
-    if ("observation" in event && event.observation === "agent_state_changed") {
-      const next = event.extras.agent_state;
-      if (isAgentState(next)) {
-        s.agentState = next;
-        s.agentStateReason = event.extras.reason ?? "";
-      }
+    if ("observation" in received && received.observation === "agent_state_changed") {
+      const next = received.extras.agent_state;
+      if (isAgentState(next)) draft.recordAgentState(next, received.extras.reason ?? "");
     }
     return;
   }
-  if (!isDisplayable(event)) return;
-  if (!draft.insert(event as OhEvent & { id: number })) return;
-  const id = event.id;
+  if (!isDisplayable(received)) return;
+  const event = asDelivered(received);
+  if (!event || !draft.insert(event as OhEvent & { id: number })) return;
+  const id = received.id;
   if (id > s.lastEventId) s.lastEventId = id;
 
   if ("observation" in event) {
     if (FILE_CHANGING.has(event.observation) && id > s.workspaceChangeId) s.workspaceChangeId = id;
     if (event.observation === "agent_state_changed" && id >= s.agentStateEventId) {
       if (isAgentState(event.extras.agent_state)) {
-        s.agentState = event.extras.agent_state;
-        s.agentStateReason = event.extras.reason ?? "";
+        draft.recordAgentState(event.extras.agent_state, event.extras.reason ?? "");
         s.agentStateEventId = id;
       }
     } else if (event.observation === "browse" && event.extras.screenshot && id > (s.screenshot?.eventId ?? -1)) {
@@ -221,6 +245,9 @@ export function conversationReducer(state: ConversationState, action: Conversati
   switch (action.type) {
     case "reset":
       return initialConversationState;
+    case "live":
+      if (state.live) return state;
+      return { ...state, live: true, agentState: state.recordedAgentState, agentStateReason: state.recordedAgentStateReason };
     case "dismiss-notice":
       return { ...state, notices: state.notices.filter((n) => n.key !== action.key) };
     case "received": {

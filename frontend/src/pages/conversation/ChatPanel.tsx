@@ -19,7 +19,7 @@ export function ChatPanel({ conversation, info, socket, workspace }: Props) {
   const connected = socket.connection === "connected";
   return (
     <section className="chat-panel" aria-label="Chat">
-      <EventList events={state.events} agentState={state.agentState} />
+      <EventList events={state.events} agentState={state.agentState} loading={socket.historyLoading} />
       <div className="chat-footer">
         {state.notices.map((n) => (
           <div key={n.key} className="notice notice--error" role="alert" data-testid="chat-notice">

@@ -72,6 +72,14 @@ const SETTINGS = {
   provider_tokens_set: { github: "github.com" },
 };
 
+/** A stored history as GET …/events returns it: ascending ids, the last run's final state last. */
+const HISTORY = [
+  ACTION_FIXTURES.message,
+  ACTION_FIXTURES.run,
+  OBSERVATION_FIXTURES.run,
+  { ...OBSERVATION_FIXTURES.agent_state_changed, id: 40, extras: { agent_state: "finished", reason: "" } },
+];
+
 beforeEach(() => {
   sockets.length = 0;
 });
@@ -195,6 +203,44 @@ describe("ConversationPage", () => {
     });
     expect(screen.getByTestId("status-line").textContent).toContain("Agent reached maximum iteration");
     expect(socket.emitted).toEqual([["oh_user_action", { action: "change_agent_state", args: { agent_state: "paused" } }]]);
+  });
+
+  it("shows the stored history of a stopped conversation at once, with the badge still loading", async () => {
+    const { calls } = await openPage(
+      { ...RUNNING, status: "STOPPED", runtime_status: null, url: null },
+      {
+        [`POST /api/conversations/${ID}/start`]: { body: { status: "ok", conversation_id: ID, message: null, conversation_status: "STARTING" } },
+        [`GET /api/conversations/${ID}/events`]: { body: { events: HISTORY, has_more: false } },
+      },
+    );
+    await waitFor(() => expect(screen.getAllByTestId("event-run")).toHaveLength(2));
+    expect(screen.getByTestId("event-message").textContent).toContain("Write hello.py");
+    // The last run ended "finished", but that run is over: the badge waits for the socket.
+    expect(screen.getByTestId("agent-status").textContent).toBe("loading");
+    expect(calls.find((c) => c.url.includes("/events"))?.url).toBe(`/api/conversations/${ID}/events?reverse=true&limit=100`);
+    expect(sockets).toHaveLength(0);
+  });
+
+  it("connects after the history, resuming from the last event it holds", async () => {
+    await openPage(RUNNING, { [`GET /api/conversations/${ID}/events`]: { body: { events: HISTORY, has_more: false } } });
+    await waitFor(() => expect(sockets).toHaveLength(1));
+    const { socket, options } = sockets[0]!;
+    expect((options.query as Record<string, string>).latest_event_id).toBe("40");
+    expect(screen.getAllByTestId("event-run")).toHaveLength(2);
+    expect(screen.getByTestId("agent-status").textContent).toBe("loading");
+
+    // Nothing newer to replay: once live, the newest state on record is the current one.
+    act(() => socket.fire("connect"));
+    await deliver(socket);
+    expect(screen.getByTestId("agent-status").textContent).toBe("finished");
+
+    // A duplicate of a held event is dropped; a new one is added.
+    const next = { ...ACTION_FIXTURES.message, id: 41, message: "and tests", args: { ...ACTION_FIXTURES.message.args, content: "and tests" } };
+    await deliver(socket, ACTION_FIXTURES.message, next);
+    expect(screen.getAllByTestId("event-message")).toHaveLength(2);
+    const reconnectAttempt = socket.io.on.mock.calls.find(([name]) => name === "reconnect_attempt")?.[1] as () => void;
+    reconnectAttempt();
+    expect(socket.io.opts.query.latest_event_id).toBe("41");
   });
 
   it("starts a stopped conversation with the providers before connecting", async () => {

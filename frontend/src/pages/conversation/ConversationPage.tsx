@@ -35,7 +35,13 @@ export default function ConversationPage() {
     () => (canConnect ? { conversationId, url, sessionApiKey, providers } : null),
     [canConnect, conversationId, url, sessionApiKey, providers],
   );
-  const socket = useConversationSocket(target, info.refresh);
+  const workspace = useMemo(
+    () => (conversation ? new WorkspaceApi(conversation) : null),
+    // The routes only depend on these three fields.
+    [conversation?.conversation_id, conversation?.url, conversation?.session_api_key],
+  );
+  // The stored history loads from the routes at once; the socket follows once the loop runs.
+  const socket = useConversationSocket({ conversationId, history: workspace, socket: target, onRefused: info.refresh });
 
   // A title update over the socket means the stored title changed.
   const { refresh } = info;
@@ -44,12 +50,6 @@ export default function ConversationPage() {
   }, [socket.state.title, refresh]);
 
   usePauseAtIterationLimit(socket.state.status, socket.send);
-
-  const workspace = useMemo(
-    () => (conversation ? new WorkspaceApi(conversation) : null),
-    // The routes only depend on these three fields.
-    [conversation?.conversation_id, conversation?.url, conversation?.session_api_key],
-  );
 
   return (
     <div className="conversation-page" data-testid="conversation-page">

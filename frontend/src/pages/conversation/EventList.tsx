@@ -11,7 +11,14 @@ import { EventView } from "./events/EventView";
 export const PAGE = 300;
 const STICK_PX = 80;
 
-export function EventList({ events, agentState }: { events: readonly OhEvent[]; agentState: AgentState | null }) {
+interface Props {
+  events: readonly OhEvent[];
+  agentState: AgentState | null;
+  /** The stored history is still on its way. */
+  loading?: boolean;
+}
+
+export function EventList({ events, agentState, loading = false }: Props) {
   const visible = useMemo(() => events.filter(isChatVisible), [events]);
   const [limit, setLimit] = useState(PAGE);
   const scroller = useRef<HTMLDivElement>(null);
@@ -51,7 +58,7 @@ export function EventList({ events, agentState }: { events: readonly OhEvent[]; 
           Show {Math.min(PAGE, hidden)} earlier events
         </button>
       )}
-      {visible.length === 0 && <p className="empty muted">No messages yet.</p>}
+      {visible.length === 0 && <p className="empty muted">{loading ? "Loading the history…" : "No messages yet."}</p>}
       {shown.map((event) => (
         <EventView key={event.id} event={event} />
       ))}

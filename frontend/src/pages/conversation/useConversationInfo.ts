@@ -1,14 +1,23 @@
 /**
- * The conversation's REST record, kept fresh the way server-api.md §9.5
- * describes: a STOPPED conversation is started once, STARTING is polled
- * every 3 s, anything else every 30 s.
+ * The conversation's REST record, kept fresh much as server-api.md §9.5
+ * describes: a STOPPED conversation is started once and anything settled is
+ * polled every 30 s. STARTING is polled from 0.5 s, backing off to 3 s, so the
+ * socket opens soon after the sandbox is up (the reference waits up to 3 s)
+ * while a slow start still costs the server one request every 3 s.
  */
 import { useCallback, useEffect, useRef, useState } from "react";
 import { getConversation, startConversation } from "../../api/conversations";
 import type { ConversationInfo, ProviderType } from "../../api/types";
 
+const STARTING_FIRST_POLL_MS = 500;
+const STARTING_BACKOFF = 1.5;
 const FAST_POLL_MS = 3000;
 const SLOW_POLL_MS = 30000;
+
+/** Delay before the next look at a conversation that has been STARTING for `polls` looks. */
+export function startingPollDelay(polls: number): number {
+  return Math.min(FAST_POLL_MS, Math.round(STARTING_FIRST_POLL_MS * STARTING_BACKOFF ** polls));
+}
 
 export interface ConversationInfoState {
   /** undefined while loading; null when the server says it does not exist. */
@@ -29,6 +38,8 @@ export function useConversationInfo(
   const [error, setError] = useState<string | null>(null);
   const [tick, setTick] = useState(0);
   const autoStarted = useRef(false);
+  // Consecutive fetches that found the conversation STARTING.
+  const startingPolls = useRef(0);
   const providersRef = useRef(providers);
   providersRef.current = providers;
 
@@ -46,6 +57,7 @@ export function useConversationInfo(
 
   useEffect(() => {
     autoStarted.current = false;
+    startingPolls.current = 0;
     setConversation(undefined);
   }, [id]);
 
@@ -64,7 +76,12 @@ export function useConversationInfo(
           void start();
           return;
         }
-        timer = setTimeout(refresh, info.status === "STARTING" ? FAST_POLL_MS : SLOW_POLL_MS);
+        if (info.status === "STARTING") {
+          timer = setTimeout(refresh, startingPollDelay(startingPolls.current++));
+        } else {
+          startingPolls.current = 0;
+          timer = setTimeout(refresh, SLOW_POLL_MS);
+        }
       },
       (reason: unknown) => {
         if (cancelled) return;

@@ -20,7 +20,7 @@ const ACTION_TEXT: Record<ActionType, string | null> = {
   finish: "prints hello",
   reject: "Reason: the repository is empty",
   delegate: "Delegating to BrowsingAgent",
-  recall: "Gathering workspace context for: Write hello.py",
+  recall: null,
   change_agent_state: "You set the agent to paused",
   null: null,
   condensation: "Condensed the history (10 events summarised or dropped)",

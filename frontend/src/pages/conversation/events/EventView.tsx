@@ -33,7 +33,6 @@ import {
   CondenseResultView,
   ErrorView,
   RecallResultView,
-  RecallView,
   SuccessView,
   UserRejectView,
 } from "./views/systemViews";
@@ -66,7 +65,9 @@ export const ACTION_VIEWS: ActionViews = {
   finish: FinishView,
   reject: RejectView,
   delegate: DelegateView,
-  recall: RecallView,
+  // Never shown: the replay on connect skips recall actions (server-api.md §7.4), so the chat
+  // drops them whichever way they come (state/eventVisibility.ts asDelivered).
+  recall: null,
   change_agent_state: ChangeAgentStateView,
   null: null,
   condensation: CondensationView,

@@ -1,4 +1,4 @@
-/** Bookkeeping events shown compactly: recall, state changes, condensation, results, errors. */
+/** Bookkeeping events shown compactly: recall results, state changes, condensation, results, errors. */
 import type {
   AgentStateChangedObservation,
   ChangeAgentStateAction,
@@ -6,7 +6,6 @@ import type {
   CondensationRequestAction,
   CondenseObservation,
   ErrorObservation,
-  RecallAction,
   RecallObservation,
   SuccessObservation,
   UserRejectObservation,
@@ -14,18 +13,6 @@ import type {
 import { Collapsible } from "../../display/Collapsible";
 import { Markdown } from "../../display/Markdown";
 import { EventShell } from "../EventShell";
-
-export function RecallView({ event }: { event: RecallAction }) {
-  const { recall_type, query } = event.args;
-  return (
-    <EventShell event={event} variant="compact" label="Recall">
-      <p className="compact-line muted">
-        {recall_type === "workspace_context" ? "Gathering workspace context" : "Looking up knowledge"}
-        {query ? ` for: ${query.slice(0, 80)}${query.length > 80 ? "…" : ""}` : ""}
-      </p>
-    </EventShell>
-  );
-}
 
 function WorkspaceContext({ extras }: { extras: RecallObservation["extras"] }) {
   const rows: [string, string][] = [
