@@ -8,6 +8,12 @@ Prints, median of 3 runs where it says so:
 - time to iterate all 20,000, a text-filter search over them, and
   search_events(reverse=True, limit=20) on a freshly opened store;
 - bytes on disk per event.
+
+All stores are kept until the end of the run and deleted only then. Deleting thousands of
+files makes creating files right afterwards much slower on some file systems (ext4 without
+a journal, as on this machine, passes over inodes freed in the last minutes when it picks
+one for a new file), so deleting each run's store before the next run would slow every
+run but the first for a reason that has nothing to do with the event stream.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import statistics
 import sys
 import tempfile
 import time
+from contextlib import ExitStack
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -90,6 +97,14 @@ def make_events(n: int, seed: int = 7) -> list[Event]:
     return events
 
 
+# Stores live until main() ends (see the module docstring).
+_STORES = ExitStack()
+
+
+def new_store_dir() -> str:
+    return _STORES.enter_context(tempfile.TemporaryDirectory(prefix="oh-bench-events-"))
+
+
 def dir_bytes(root: str) -> int:
     total = 0
     for base, _, files in os.walk(root):
@@ -110,41 +125,40 @@ def drop_caches() -> bool:
 def throughput(n: int) -> tuple[float, float]:
     """(events/s, bytes per event) for one run with one subscriber."""
     events = make_events(n)
-    with tempfile.TemporaryDirectory() as root:
-        stream = EventStream("bench", LocalFileStore(root))
-        received = [0]
+    root = new_store_dir()
+    stream = EventStream("bench", LocalFileStore(root))
+    received = [0]
 
-        def on_event(event: Event) -> None:
-            received[0] += 1
+    def on_event(event: Event) -> None:
+        received[0] += 1
 
-        stream.subscribe("test", on_event, "bench")
-        start = time.perf_counter()
-        for e in events:
-            stream.add_event(e, EventSource.AGENT)
-        elapsed = time.perf_counter() - start
-        deadline = time.monotonic() + 30
-        while received[0] < n and time.monotonic() < deadline:
-            time.sleep(0.005)
-        stream.close()
-        return n / elapsed, dir_bytes(root) / n
+    stream.subscribe("test", on_event, "bench")
+    start = time.perf_counter()
+    for e in events:
+        stream.add_event(e, EventSource.AGENT)
+    elapsed = time.perf_counter() - start
+    deadline = time.monotonic() + 30
+    while received[0] < n and time.monotonic() < deadline:
+        time.sleep(0.005)
+    stream.close()
+    return n / elapsed, dir_bytes(root) / n
 
 
 def latency(n: int, pace_s: float | None) -> tuple[float, float]:
     events = make_events(n, seed=11)
     sent: dict[int, float] = {}
     lat: list[float] = []
-    with tempfile.TemporaryDirectory() as root:
-        stream = EventStream("lat", LocalFileStore(root))
-        stream.subscribe("test", lambda e: lat.append(time.perf_counter() - sent[e.id]), "lat")
-        for i, e in enumerate(events):
-            sent[i] = time.perf_counter()
-            stream.add_event(e, EventSource.AGENT)
-            if pace_s:
-                time.sleep(pace_s)
-        deadline = time.monotonic() + 30
-        while len(lat) < n and time.monotonic() < deadline:
-            time.sleep(0.005)
-        stream.close()
+    stream = EventStream("lat", LocalFileStore(new_store_dir()))
+    stream.subscribe("test", lambda e: lat.append(time.perf_counter() - sent[e.id]), "lat")
+    for i, e in enumerate(events):
+        sent[i] = time.perf_counter()
+        stream.add_event(e, EventSource.AGENT)
+        if pace_s:
+            time.sleep(pace_s)
+    deadline = time.monotonic() + 30
+    while len(lat) < n and time.monotonic() < deadline:
+        time.sleep(0.005)
+    stream.close()
     lat.sort()
     return lat[len(lat) // 2] * 1000, lat[int(len(lat) * 0.99)] * 1000
 
@@ -180,6 +194,11 @@ def read_side(root: str) -> dict[str, float]:
 
 
 def main() -> None:
+    with _STORES:
+        run()
+
+
+def run() -> None:
     sizes = [event_to_dict(e) for e in make_events(500)]
     import json
 
@@ -203,21 +222,21 @@ def main() -> None:
     p50, p99 = latency(5_000, pace_s=None)
     print(f"add→callback latency, flat out:          p50 {p50:.3f} ms, p99 {p99:.3f} ms")
 
-    with tempfile.TemporaryDirectory() as root:
-        stream = EventStream("big", LocalFileStore(root))
-        for e in make_events(20_000, seed=3):
-            stream.add_event(e, EventSource.AGENT)
-        stream.close()
-        warm = [read_side(root) for _ in range(3)]
+    root = new_store_dir()
+    stream = EventStream("big", LocalFileStore(root))
+    for e in make_events(20_000, seed=3):
+        stream.add_event(e, EventSource.AGENT)
+    stream.close()
+    warm = [read_side(root) for _ in range(3)]
+    for key in ("reopen_ms", "reverse_limit20_ms", "iterate_ms", "text_search_ms"):
+        print(f"20,000 events, warm, {key:<20} {statistics.median(w[key] for w in warm):8.2f}")
+    print(f"    text search matched {warm[0]['text_matches']:.0f} events")
+    if drop_caches():
+        cold = read_side(root)
         for key in ("reopen_ms", "reverse_limit20_ms", "iterate_ms", "text_search_ms"):
-            print(f"20,000 events, warm, {key:<20} {statistics.median(w[key] for w in warm):8.2f}")
-        print(f"    text search matched {warm[0]['text_matches']:.0f} events")
-        if drop_caches():
-            cold = read_side(root)
-            for key in ("reopen_ms", "reverse_limit20_ms", "iterate_ms", "text_search_ms"):
-                print(f"20,000 events, cold, {key:<20} {cold[key]:8.2f}")
-        else:
-            print("(cold-cache numbers skipped: cannot drop page caches without root)")
+            print(f"20,000 events, cold, {key:<20} {cold[key]:8.2f}")
+    else:
+        print("(cold-cache numbers skipped: cannot drop page caches without root)")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,9 @@
-"""Which events a search returns (events.md §8.1), with real datetimes and Unicode-aware text search."""
+"""Which events a search returns (events.md §8.1), with real datetimes and Unicode-aware text search.
+
+The store checks a filter in two steps so that it builds Event objects only for events that
+can match: ``type_may_match`` and ``text_matches`` look at the stored dict, then
+``fields_match`` checks the event itself. ``include`` is both steps together.
+"""
 
 from __future__ import annotations
 
@@ -44,6 +49,7 @@ class EventFilter:
     end_date: str | datetime | None = None
 
     def __post_init__(self) -> None:
+        # Everything below is derived once: the fields are not meant to change afterwards.
         if self.include_types is not None:
             self.include_types = tuple(self.include_types)
         if self.exclude_types is not None:
@@ -51,6 +57,15 @@ class EventFilter:
         self._start = _to_datetime(self.start_date)
         self._end = _to_datetime(self.end_date)
         self._query = self.query.lower() if self.query else None
+        q = self._query
+        # The query is defined on the standard JSON text (", " and ": " separators). A query
+        # without "," or ":" and not starting with white space cannot tell that text from
+        # orjson's compact one (the only difference is the space after a separator), so the
+        # much faster compact text gives the same verdict.
+        self._compact_ok = q is not None and "," not in q and ":" not in q and not q[0].isspace()
+        # For pure-ASCII text, bytes.lower() equals str.lower(); a non-ASCII query can never
+        # occur in lower-cased ASCII text.
+        self._query_bytes = q.encode() if q and q.isascii() else None
 
     # --- cheap checks on the stored dict, before an event object is built ------------
 
@@ -71,19 +86,26 @@ class EventFilter:
 
     @property
     def page_prefilter(self) -> str | None:
-        """A lower-case needle that must occur in the compact page text for any event to match.
+        """A lower-case needle that must occur in the compact page text for any event to match."""
+        return self._query if self._compact_ok else None
 
-        Only usable when the query cannot span the separators that differ between the compact
-        storage form and the standard form the query is defined on.
-        """
-        q = self._query
-        if not q or "," in q or ":" in q or q[0].isspace():
-            return None
-        return q
+    def text_matches(self, data: dict[str, Any]) -> bool:
+        """The ``query`` check (true without a query): a case-insensitive substring test on
+        the JSON text of ``data``, keys included."""
+        query = self._query
+        if not query:
+            return True
+        if not self._compact_ok:
+            return query in event_text(data).lower()
+        raw = orjson.dumps(data)
+        if raw.isascii():
+            return self._query_bytes is not None and self._query_bytes in raw.lower()
+        return query in raw.decode().lower()
 
-    # --- the full check ------------------------------------------------------------------
+    # --- checks on the event object --------------------------------------------------
 
-    def include(self, event: Event, data: dict[str, Any] | None = None) -> bool:
+    def fields_match(self, event: Event) -> bool:
+        """Every check except ``query``."""
         if self.include_types and not isinstance(event, self.include_types):
             return False
         if self.exclude_types and isinstance(event, self.exclude_types):
@@ -98,19 +120,15 @@ class EventFilter:
                 return False
             if self._end and ts > self._end:
                 return False
-        if self.exclude_hidden and getattr(event, "hidden", False):
+        return not (self.exclude_hidden and getattr(event, "hidden", False))
+
+    def include(self, event: Event, data: dict[str, Any] | None = None) -> bool:
+        """``data``, when given, is the event's stored dict; the query is matched on it."""
+        if not self.fields_match(event):
             return False
-        if self._query:
-            if data is None:
-                data = event_to_dict(event)
-            if self.page_prefilter is not None:
-                # Same verdict as on the standard text (see page_prefilter), much faster.
-                text = orjson.dumps(data).decode()
-            else:
-                text = event_text(data)
-            if self._query not in text.lower():
-                return False
-        return True
+        if self._query is None:
+            return True
+        return self.text_matches(data if data is not None else event_to_dict(event))
 
     def exclude(self, event: Event) -> bool:
         return not self.include(event)

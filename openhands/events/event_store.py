@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,6 +45,23 @@ def _parse_page_name(name: str, page_size: int) -> int | None:
     return start
 
 
+def _page_may_contain(raw: bytes, needle: str) -> bool:
+    """False only when no event of the page can contain ``needle`` (lower case) in the
+    lower-cased compact JSON text that a query is matched against.
+
+    That text is orjson's serialization of the event's dict, so only a page in orjson's
+    compact form (our writer's) is exactly the events' texts joined by commas. A page in
+    another form (the reference writes spaces after separators, \\u escapes for non-ASCII
+    characters, other float forms) proves nothing.
+    """
+    if not raw.startswith(b'[{"id":') or raw.startswith(b'[{"id": '):
+        return True
+    if raw.isascii():
+        # bytes.lower() equals str.lower() on ASCII, and a non-ASCII needle cannot occur.
+        return needle.isascii() and needle.encode() in raw.lower()
+    return needle in raw.decode().lower()
+
+
 @dataclass
 class EventStore:
     sid: str
@@ -78,13 +95,22 @@ class EventStore:
     def cur_id(self, value: int) -> None:
         self._cur_id = value
 
-    def _aligned_page_starts(self) -> list[int]:
+    def _newest_page_start(self, file_store: LocalFileStore) -> int | None:
+        """Start id of the newest aligned cache page on local disk, None without one."""
         try:
-            names = self.file_store.list(self._cache_dir)
+            names = os.listdir(file_store.get_full_path(self._cache_dir))
         except FileNotFoundError:
-            return []
-        starts = (_parse_page_name(n, self.cache_size) for n in names)
-        return sorted(s for s in starts if s is not None)
+            return None
+        # Longest name first, ties in reverse text order: for "{start}-{end}.json" names
+        # that is descending start order (both numbers only grow), so only the first few
+        # names need parsing.
+        names.sort(reverse=True)
+        names.sort(key=len, reverse=True)
+        for name in names:
+            start = _parse_page_name(name, self.cache_size)
+            if start is not None:
+                return start
+        return None
 
     def _find_cur_id(self) -> int:
         """max stored id + 1 (0 when empty).
@@ -94,13 +120,12 @@ class EventStore:
         events are on disk — and probes forward for event files.
         """
         if isinstance(self.file_store, LocalFileStore):
-            starts = self._aligned_page_starts()
-            base = starts[-1] + self.cache_size if starts else 0
-            if base == 0:
+            newest = self._newest_page_start(self.file_store)
+            if newest is None:
                 return self._cur_id_by_listing()
             events_dir = self.file_store.get_full_path(self._events_dir)
-            last = base - 1
-            probe = base
+            last = newest + self.cache_size - 1
+            probe = last + 1
             while probe - last <= _PROBE_GAP_TOLERANCE:
                 if os.path.exists(f"{events_dir}{probe}.json"):
                     last = probe
@@ -126,62 +151,37 @@ class EventStore:
 
     def _read_json(self, path: str) -> Any:
         """Parsed JSON of ``path``; None (with a warning) when the file is damaged."""
-        text = self.file_store.read(path)
+        raw = self.file_store.read_bytes(path)
         try:
-            return orjson.loads(text)
+            return orjson.loads(raw)
         except orjson.JSONDecodeError:
             logger.warning("Skipping damaged event file %s", path)
             return None
 
-    def _load_page(self, start: int, prefilter: str | None) -> list[Any] | bool | None:
-        """The aligned page at ``start``: its list, None when absent/damaged, False when the
-        prefilter proves no event in it can match."""
+    def _load_page(self, start: int, needle: str | None) -> list[Any] | None:
+        """The aligned page at ``start``: its list, None when absent/damaged, and an empty
+        list when ``needle`` (a filter's page prefilter) proves that no event in it matches."""
         try:
-            text = self.file_store.read(self._page_path(start))
+            raw = self.file_store.read_bytes(self._page_path(start))
         except FileNotFoundError:
             return None
-        if prefilter is not None and prefilter not in text.lower():
-            return False
+        if needle is not None and not _page_may_contain(raw, needle):
+            return []
         try:
-            page = orjson.loads(text)
+            page = orjson.loads(raw)
         except orjson.JSONDecodeError:
             return None
         if not isinstance(page, list) or len(page) != self.cache_size:
             return None
         return page
 
-    def _iter_dicts(
-        self, first: int, last: int, reverse: bool, prefilter: str | None = None
-    ) -> Iterator[dict[str, Any]]:
-        """Stored dicts for ids first..last (inclusive), skipping missing/damaged ones.
-
-        Works a cache block at a time: one page read serves up to 25 ids.
-        """
-        size = self.cache_size
-        if last < first:
-            return
-        block_starts = range(first - first % size, last + 1, size)
-        for start in reversed(block_starts) if reverse else block_starts:
-            if not should_continue():
-                return
-            lo, hi = max(first, start), min(last, start + size - 1)
-            ids = range(hi, lo - 1, -1) if reverse else range(lo, hi + 1)
-            page = self._load_page(start, prefilter)
-            if page is False:
+    def _read_event_files(self, ids: range) -> Iterator[Any]:
+        """Parsed per-event files, lazily; missing ones are skipped, damaged ones are None."""
+        for event_id in ids:
+            try:
+                yield self._read_json(self._event_path(event_id))
+            except FileNotFoundError:
                 continue
-            if page is not None:
-                for event_id in ids:
-                    data = page[event_id - start]  # type: ignore[index]
-                    if type(data) is dict:
-                        yield data
-                continue
-            for event_id in ids:
-                try:
-                    data = self._read_json(self._event_path(event_id))
-                except FileNotFoundError:
-                    continue
-                if type(data) is dict:
-                    yield data
 
     # --- public API ----------------------------------------------------------------------
 
@@ -195,25 +195,51 @@ class EventStore:
     ) -> Iterator[Event]:
         """Events with ``start_id <= id <= end_id`` (both inclusive), optionally newest first.
 
-        ``limit`` counts matching events; 0/None means no limit.
+        ``limit`` counts matching events; 0/None means no limit. Works a cache block at a
+        time: one page read serves up to 25 ids, and blocks without a page fall back to the
+        per-event files. Missing and damaged events are skipped.
         """
+        first = max(start_id, 0)
         last = self.cur_id - 1 if end_id is None else end_id
+        if last < first:
+            return
+        size = self.cache_size
         prefilter = filter.page_prefilter if filter is not None else None
         matched = 0
-        for data in self._iter_dicts(max(start_id, 0), last, reverse, prefilter):
-            if filter is not None and not filter.type_may_match(data):
-                continue
-            try:
-                event = event_from_dict(data)
-            except (ValueError, KeyError, TypeError) as e:
-                logger.warning("Skipping unreadable event %s: %s", data.get("id"), e)
-                continue
-            if filter is not None and not filter.include(event, data):
-                continue
-            yield event
-            matched += 1
-            if limit and matched >= limit:
+        block_starts = range(first - first % size, last + 1, size)
+        for start in reversed(block_starts) if reverse else block_starts:
+            if not should_continue():
                 return
+            lo, hi = max(first, start), min(last, start + size - 1)
+            page = self._load_page(start, prefilter)
+            dicts: Iterable[Any]
+            if page is None:
+                ids = range(hi, lo - 1, -1) if reverse else range(lo, hi + 1)
+                dicts = self._read_event_files(ids)
+            else:
+                dicts = page[lo - start : hi - start + 1]
+                if reverse:
+                    dicts.reverse()
+            for data in dicts:
+                if type(data) is not dict:
+                    continue
+                # Checks that need only the stored dict come first: an Event is built only
+                # for a dict that can still match.
+                if filter is not None and not (
+                    filter.type_may_match(data) and filter.text_matches(data)
+                ):
+                    continue
+                try:
+                    event = event_from_dict(data)
+                except (ValueError, KeyError, TypeError) as e:
+                    logger.warning("Skipping unreadable event %s: %s", data.get("id"), e)
+                    continue
+                if filter is not None and not filter.fields_match(event):
+                    continue
+                yield event
+                matched += 1
+                if limit and matched >= limit:
+                    return
 
     def get_event(self, id: int) -> Event:
         data = self._read_json(self._event_path(id))

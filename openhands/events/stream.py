@@ -6,11 +6,21 @@ Design notes (where we differ from the reference, on purpose):
   threads add events at once. A write that fails gives its id back: the store never has
   gaps, and a reopened stream continues exactly after the newest event on disk.
 - Files are written through the FileStore; the local store writes to a temporary file and
-  renames it, so a process killed at any instant leaves no half-written event.
+  renames it, so a process killed at any instant leaves no half-written event, and a
+  reader never sees an event file before it is complete. Writing ``{id}.json`` directly
+  would save the rename but break the second promise: while the file is being written, a
+  fresh EventStore (the server's replay uses one) would count the id in ``cur_id``, skip
+  the still empty file as damaged, and the live delivery would then drop the event as
+  already replayed. A crash between open and write would also leave an empty newest file
+  that a reopened stream would have to tell apart from real damage.
 - The write page is re-filled from disk on reopen, so cache pages stay aligned to 25.
 - No dispatcher hop: add_event puts the masked dict straight on each callback's queue;
-  the callback's own worker thread rebuilds its private copy of the event from it.
+  the callback's own worker thread rebuilds its private copy of the event from it, and
+  lingers briefly before blocking so that a burst of events costs one wake-up, not one
+  per event.
 - Secret masking also covers ``message`` and strings inside lists (the reference leaks both).
+  The serialized text is searched for the secrets first, so an event without any is not
+  walked and serialized twice.
 """
 
 from __future__ import annotations
@@ -20,10 +30,11 @@ import logging
 import os
 import queue
 import threading
+import time
 from collections.abc import Callable
 from datetime import datetime
 from enum import Enum
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -39,6 +50,9 @@ SECRET_PLACEHOLDER = "<secret_hidden>"
 # Top-level keys that identify an event; never masked.
 _PROTECTED_KEYS = frozenset({"timestamp", "id", "source", "cause", "action", "observation"})
 _LARGE_EVENT_BYTES = 1_000_000
+# How long a callback's worker waits for more events before it blocks (see _Callback._run).
+# It bounds the extra delivery latency of an event that arrives right after another one.
+_LINGER_S = 0.0001
 _CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0)
 
 
@@ -53,6 +67,20 @@ class EventStreamSubscriber(str, Enum):
 
 
 _STOP = object()
+
+
+class _Masking(NamedTuple):
+    values: tuple[str, ...]  # secret values, longest first
+    needles: tuple[bytes, ...]  # the same, as they appear in JSON text
+
+
+def _json_form(secret: str) -> bytes:
+    """How ``secret`` looks inside a JSON string. orjson escapes character by character, so
+    the text of a string that contains the secret contains this."""
+    try:
+        return orjson.dumps(secret)[1:-1]
+    except orjson.JSONEncodeError:  # e.g. a lone surrogate; b"" makes every event masked
+        return b""
 
 
 class _Callback:
@@ -93,6 +121,11 @@ class _Callback:
                         self.callback_id,
                         self.subscriber_id,
                     )
+                if self.queue.empty():
+                    # Linger a moment before blocking again: the next events of a burst then
+                    # queue up while this thread sleeps and are taken in one go, instead of
+                    # the writer waking this thread (and handing it the GIL) for each event.
+                    time.sleep(_LINGER_S)
         finally:
             for task in asyncio.all_tasks(loop):
                 task.cancel()
@@ -111,7 +144,7 @@ class EventStream(EventStore):
         self._subscribers: dict[str, dict[str, _Callback]] = {}
         self._delivery_order: list[_Callback] = []
         self._secrets: dict[str, str] = {}
-        self._secret_values: list[str] = []
+        self._masking = _Masking((), ())
         self._closed = False
         # JSON text of the events of the current (incomplete) cache page, by position.
         self._page_start = 0
@@ -150,11 +183,11 @@ class EventStream(EventStore):
     def _refresh_secret_values(self) -> None:
         # Longest first, so a secret that contains another is replaced whole; empty values
         # are skipped (they would put the marker between every character).
-        self._secret_values = sorted(
-            (v for v in self._secrets.values() if v), key=len, reverse=True
-        )
+        values = tuple(sorted((v for v in self._secrets.values() if v), key=len, reverse=True))
+        needles = tuple(_json_form(v) for v in values)
+        self._masking = _Masking(values, needles)  # one assignment: add_event sees old or new
 
-    def _mask(self, value: Any, values: list[str]) -> Any:
+    def _mask(self, value: Any, values: tuple[str, ...]) -> Any:
         if isinstance(value, str):
             for secret in values:
                 if secret in value:
@@ -166,11 +199,20 @@ class EventStream(EventStore):
             return [self._mask(v, values) for v in value]
         return value
 
-    def _mask_event_dict(self, data: dict[str, Any]) -> dict[str, Any]:
-        values = self._secret_values
-        if not values:
-            return data
-        return {k: (v if k in _PROTECTED_KEYS else self._mask(v, values)) for k, v in data.items()}
+    def _serialize(self, event: Event) -> tuple[dict[str, Any], bytes]:
+        """The masked dict of ``event`` and its JSON text."""
+        data = event_to_dict(event)
+        text = orjson.dumps(data)
+        masking = self._masking
+        # Most events hold no secret: mask (and serialize again) only when the text shows
+        # that one of them may occur in a value.
+        if masking.needles and any(needle in text for needle in masking.needles):
+            values = masking.values
+            data = {
+                k: (v if k in _PROTECTED_KEYS else self._mask(v, values)) for k, v in data.items()
+            }
+            text = orjson.dumps(data)
+        return data, text
 
     # --- subscriptions -------------------------------------------------------------------
 
@@ -219,8 +261,7 @@ class EventStream(EventStore):
             event_id = self.cur_id
             event.id = event_id
             try:
-                data = self._mask_event_dict(event_to_dict(event))
-                text = orjson.dumps(data)
+                data, text = self._serialize(event)
                 if len(text) > _LARGE_EVENT_BYTES:
                     logger.warning("Event %s is large: %d bytes", event_id, len(text))
                 self._write_event_file(event_id, text)

@@ -29,6 +29,13 @@ class FileStore(ABC):
     def read(self, path: str) -> str:
         """Return the file's text. Raises ``FileNotFoundError`` when ``path`` is missing."""
 
+    def read_bytes(self, path: str) -> bytes:
+        """The file's contents as bytes (UTF-8 for text); ``FileNotFoundError`` when missing.
+
+        Backends that hold bytes override it to skip decoding and re-encoding.
+        """
+        return self.read(path).encode("utf-8")
+
     @abstractmethod
     def list(self, path: str) -> list[str]:
         """Return the immediate children of ``path`` as full paths.

@@ -106,8 +106,12 @@ class LocalFileStore(FileStore):
     # --- read / list / delete ----------------------------------------------------------
 
     def read(self, path: str) -> str:
-        with open(self.get_full_path(path), "rb") as file:
-            return file.read().decode("utf-8")
+        return self.read_bytes(path).decode("utf-8")
+
+    def read_bytes(self, path: str) -> bytes:
+        # Unbuffered: one read sized from fstat, no buffer object in between.
+        with open(self.get_full_path(path), "rb", buffering=0) as file:
+            return file.read()
 
     def list(self, path: str) -> list[str]:
         prefix = path if not path or path.endswith("/") else path + "/"

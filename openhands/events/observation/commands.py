@@ -106,8 +106,11 @@ class CmdOutputObservation(Observation):
         # Unknown keywords are accepted and ignored, as the reference does; the two legacy
         # ones are folded into the metadata.
         if isinstance(metadata, dict):
-            metadata = CmdOutputMetadata(**metadata)
-        self.metadata = metadata if metadata is not None else CmdOutputMetadata()
+            # What model_validate runs, without its Python-level argument handling: this is
+            # on the hot path of reading stored events.
+            self.metadata = CmdOutputMetadata.__pydantic_validator__.validate_python(metadata)
+        else:
+            self.metadata = metadata if metadata is not None else CmdOutputMetadata()
         if "exit_code" in legacy:
             self.metadata.exit_code = legacy["exit_code"]
         if "command_id" in legacy:

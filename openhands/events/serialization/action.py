@@ -8,10 +8,15 @@ from typing import Any
 
 from openhands.core.exceptions import LLMMalformedActionError
 from openhands.events.action.action import Action, ActionSecurityRisk
-from openhands.events.serialization.registry import ACTION_TYPE_TO_CLASS
+from openhands.events.serialization.registry import ACTION_ARG_ORDER, ACTION_TYPE_TO_CLASS
 
 _FILE_EDITOR_CALL = re.compile(r"^\s*print\(file_editor\(\*\*(\{.*\})\)\)\s*$", re.DOTALL)
 _RISKS = {r.value: r for r in ActionSecurityRisk}
+_RISK_INDEX = {
+    cls: order.index("security_risk")
+    for cls, order in ACTION_ARG_ORDER.items()
+    if "security_risk" in order
+}
 _LEGACY_KEYS = frozenset(
     {
         "timestamp",
@@ -24,24 +29,23 @@ _LEGACY_KEYS = frozenset(
 )
 
 
-def _convert_security_risk(args: dict[str, Any]) -> None:
-    """Ints become the enum; anything invalid is dropped (so UNKNOWN applies); null stays."""
-    if "security_risk" not in args:
-        return
-    risk = args["security_risk"]
+def _security_risk(risk: Any) -> ActionSecurityRisk | None:
+    """Ints become the enum; anything invalid becomes UNKNOWN (every action's default, as
+    if the key were dropped); null stays null."""
     if risk is None:
-        return
-    member = None if type(risk) is not int else _RISKS.get(risk)
-    if member is None:
-        del args["security_risk"]
-    else:
-        args["security_risk"] = member
+        return None
+    member = _RISKS.get(risk) if type(risk) is int else None
+    return ActionSecurityRisk.UNKNOWN if member is None else member
+
+
+def _convert_security_risk(args: dict[str, Any]) -> None:
+    if "security_risk" in args:
+        args["security_risk"] = _security_risk(args["security_risk"])
 
 
 def _rewrite_legacy_args(args: dict[str, Any]) -> str | None:
     """Apply the backward-compatibility rewrites in place; return a legacy timestamp if any."""
     timestamp = args.pop("timestamp", None)
-    _convert_security_risk(args)
     if "is_confirmed" in args:
         args["confirmation_state"] = args.pop("is_confirmed")
     if "images_urls" in args:
@@ -79,19 +83,29 @@ def action_from_dict(data: Any) -> Action:
     raw_args = data.get("args") or {}
     if not isinstance(raw_args, dict):
         raise LLMMalformedActionError(f"'args' of action '{action_type}' must be an object")
-    args = dict(raw_args)  # never mutate the caller's dict
     legacy_timestamp = None
-    if _LEGACY_KEYS.isdisjoint(args):
-        _convert_security_risk(args)
-    else:
-        legacy_timestamp = _rewrite_legacy_args(args)
-    blocking = bool(args.get("blocking", False))
+    order = ACTION_ARG_ORDER.get(cls)
     try:
-        event = cls(**args)
+        if order is not None and len(raw_args) == len(order) and tuple(raw_args) == order:
+            # The usual case: every declared field in declaration order, as event_to_dict
+            # writes them. Positional arguments need no copy of the caller's dict and skip
+            # keyword matching, which is slow for keys that are not interned (orjson's).
+            args = raw_args
+            values = list(raw_args.values())
+            risk_index = _RISK_INDEX.get(cls)
+            if risk_index is not None:
+                values[risk_index] = _security_risk(values[risk_index])
+            event = cls(*values)
+        else:
+            args = dict(raw_args)  # never mutate the caller's dict
+            if not _LEGACY_KEYS.isdisjoint(args):
+                legacy_timestamp = _rewrite_legacy_args(args)
+            _convert_security_risk(args)
+            event = cls(**args)
     except TypeError as e:
         raise LLMMalformedActionError(f"action '{action_type}' has bad arguments: {e}") from e
     if "timeout" in data:
-        event.set_hard_timeout(data["timeout"], blocking=blocking)
+        event.set_hard_timeout(data["timeout"], blocking=bool(args.get("blocking", False)))
     if legacy_timestamp is not None:
         event.timestamp = legacy_timestamp
     return event

@@ -36,7 +36,7 @@ _SCREENSHOT_KEYS = ("screenshot", "set_of_marks")
 def _plain(value: Any) -> Any:
     """Turn enums, pydantic models and nested records into JSON-ready values."""
     if isinstance(value, Enum):
-        return value.value
+        return value._value_  # the plain attribute behind the (slower) ``value`` property
     if isinstance(value, BaseModel):
         return value.model_dump()
     if isinstance(value, list):
@@ -48,17 +48,14 @@ def _plain(value: Any) -> Any:
     return value
 
 
-_SCALARS = (str, bool, int, float, type(None))
+_SCALARS = frozenset({str, bool, int, float, type(None)})
 
 
 def _body(event: Event) -> dict[str, Any]:
     body: dict[str, Any] = {}
     for name in field_names(type(event)):
         value = getattr(event, name)
-        if type(value) in _SCALARS:
-            body[name] = value
-        else:
-            body[name] = _plain(value)
+        body[name] = value if type(value) in _SCALARS else _plain(value)
     return body
 
 
@@ -70,7 +67,7 @@ def event_to_dict(event: Event) -> dict[str, Any]:
     if event._timestamp is not None:
         d["timestamp"] = event._timestamp
     if event._source is not None:
-        d["source"] = event._source.value
+        d["source"] = event._source._value_
     d["message"] = event.message
     if event._cause is not None:
         d["cause"] = event._cause

@@ -8,7 +8,10 @@ from openhands.events.event import RecallType
 from openhands.events.observation.agent import MicroagentKnowledge, RecallObservation
 from openhands.events.observation.commands import CmdOutputMetadata, CmdOutputObservation
 from openhands.events.observation.observation import Observation
-from openhands.events.serialization.registry import OBSERVATION_TYPE_TO_CLASS
+from openhands.events.serialization.registry import (
+    OBSERVATION_EXTRAS_ORDER,
+    OBSERVATION_TYPE_TO_CLASS,
+)
 
 
 def observation_from_dict(data: dict[str, Any]) -> Observation:
@@ -18,7 +21,19 @@ def observation_from_dict(data: dict[str, Any]) -> Observation:
         known = ", ".join(sorted(OBSERVATION_TYPE_TO_CLASS))
         raise KeyError(f"'{observation_type}' is not a known observation type. Known: {known}")
     content = data.get("content", "")
-    extras = dict(data.get("extras") or {})
+    raw_extras = data.get("extras") or {}
+    order = OBSERVATION_EXTRAS_ORDER.get(cls)
+    if (
+        order is not None
+        and cls is not RecallObservation
+        and len(raw_extras) == len(order)
+        and tuple(raw_extras) == order
+        and (cls is not CmdOutputObservation or isinstance(raw_extras["metadata"], dict))
+    ):
+        # The usual case: exactly the declared fields, as event_to_dict writes them (see
+        # action_from_dict). CmdOutputObservation builds its metadata from the dict itself.
+        return cls(content, *raw_extras.values())
+    extras = dict(raw_extras)
 
     if cls is CmdOutputObservation:
         metadata = extras.get("metadata")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import inspect
 
 from openhands.events import action as _actions
 from openhands.events import observation as _observations
@@ -68,3 +69,26 @@ def field_names(cls: type) -> tuple[str, ...]:
     if names is None:
         names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
     return names
+
+
+def _takes_fields_in_order(cls: type) -> bool:
+    """Whether ``cls(*values)`` takes the declared field values in declaration order (the
+    dataclass-generated ``__init__`` does)."""
+    names = field_names(cls)
+    params = list(inspect.signature(cls).parameters.values())[: len(names)]
+    return [p.name for p in params] == list(names) and all(
+        p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD for p in params
+    )
+
+
+# The keys of ``args`` / ``extras`` exactly as event_to_dict writes them, for the classes
+# that can then be built from the values positionally (which is how stored events are
+# decoded fast; see action_from_dict).
+ACTION_ARG_ORDER: dict[type[Action], tuple[str, ...]] = {
+    cls: field_names(cls) for cls in ACTION_CLASSES if _takes_fields_in_order(cls)
+}
+OBSERVATION_EXTRAS_ORDER: dict[type[Observation], tuple[str, ...]] = {
+    cls: field_names(cls)[1:]  # ``content`` is first and written at the top level
+    for cls in OBSERVATION_CLASSES
+    if _takes_fields_in_order(cls) and field_names(cls)[0] == "content"
+}

@@ -129,6 +129,39 @@ def test_query_over_cache_pages(tmp_path) -> None:
     assert ids(store.search_events(filter=EventFilter(query=': "needle"'))) == [7, 51]
 
 
+def test_query_lowercases_unicode_like_str_lower(store) -> None:
+    # The Kelvin sign lower-cases to an ASCII "k": the text is not ASCII, so the query is
+    # matched on str.lower() of the whole text.
+    store.file_store.write(
+        "sessions/s/events/5.json",
+        json.dumps(_event(MessageAction("\u212aelvin scale"), 5, "user", None)),
+    )
+    store._cur_id = None
+    assert ids(store.search_events(filter=EventFilter(query="KELVIN"))) == [5]
+    assert ids(store.search_events(filter=EventFilter(query="kelvin scale"))) == [5]
+
+
+def test_query_over_reference_written_pages(tmp_path) -> None:
+    # Pages written by the reference use json.dumps: spaces after separators and \u
+    # escapes for non-ASCII text. The page text then cannot rule a page out.
+    fs = LocalFileStore(str(tmp_path))
+    rows = [
+        _event(MessageAction("café crème" if i == 30 else f"plain {i}"), i, "user", None)
+        for i in range(50)
+    ]
+    for row in rows:
+        _write(fs, "r", row)
+    for start in (0, 25):
+        fs.write(
+            f"sessions/r/event_cache/{start}-{start + 25}.json",
+            json.dumps(rows[start : start + 25]),
+        )
+    assert "\\u00e9" in fs.read("sessions/r/event_cache/25-50.json")
+    store = EventStore("r", fs)
+    assert ids(store.search_events(filter=EventFilter(query="CAFÉ"))) == [30]
+    assert ids(store.search_events(filter=EventFilter(query="plain 4"))) == [4, *range(40, 50)]
+
+
 def test_get_event_and_latest(store) -> None:
     assert store.get_event(3).content == "Grüße, café ☕"
     assert store.get_latest_event_id() == 4
@@ -152,6 +185,19 @@ def test_cur_id_from_listing_with_gaps() -> None:
         _write(fs, "g", _event(NullObservation(""), i, "agent", None))
     fs.write("sessions/g/events/notes.txt", "x")
     assert EventStore("g", fs).cur_id == 8
+
+
+def test_cur_id_on_disk_starts_after_the_newest_aligned_page(tmp_path) -> None:
+    fs = LocalFileStore(str(tmp_path))
+    for start in range(0, 1025, 25):  # names cross digit lengths: 75-100, 975-1000, ...
+        fs.write(f"sessions/d/event_cache/{start}-{start + 25}.json", "[]")
+    fs.write("sessions/d/event_cache/1003-1028.json", "[]")  # unaligned: never used
+    fs.write("sessions/d/event_cache/notes.txt", "x")
+    for i in range(1025, 1031):
+        _write(fs, "d", _event(NullObservation(""), i, "agent", None))
+    store = EventStore("d", fs)
+    assert store._newest_page_start(fs) == 1000
+    assert store.cur_id == 1031
 
 
 async def test_async_wrapper_yields_in_order(store) -> None:

@@ -352,6 +352,35 @@ def test_security_risk_rules() -> None:
     assert "security_risk" not in event_to_dict(event_from_dict(data))["args"]
 
 
+def test_every_security_risk_defaults_to_unknown() -> None:
+    # Decoding replaces an invalid stored value with UNKNOWN, as if the key were dropped.
+    for cls in ACTION_CLASSES:
+        fields = {f.name: f for f in dataclasses.fields(cls)}
+        if "security_risk" in fields:
+            assert fields["security_risk"].default is ActionSecurityRisk.UNKNOWN, cls
+
+
+@pytest.mark.parametrize("event", ACTIONS + OBSERVATIONS, ids=lambda e: type(e).__name__)
+def test_decoding_does_not_depend_on_key_order_or_touch_the_input(event) -> None:
+    # Stored bodies (every field, in declaration order) take a positional fast path; any
+    # other order or a missing optional field takes the keyword path. Same result.
+    data = json.loads(json.dumps(event_to_dict(copy.deepcopy(event))))
+    body = "args" if "args" in data else "extras"
+    shuffled = copy.deepcopy(data)
+    shuffled[body] = dict(reversed(list(data[body].items())))
+    original = copy.deepcopy(data)
+    fast, slow = event_from_dict(data), event_from_dict(shuffled)
+    assert data == original
+    assert type(fast) is type(slow)
+    assert event_to_dict(fast) == event_to_dict(slow) == data
+    if "security_risk" in data.get("args", {}):
+        assert type(fast.security_risk) is ActionSecurityRisk
+        for bad, expected in ((9, ActionSecurityRisk.UNKNOWN), (2, ActionSecurityRisk.HIGH)):
+            data["args"]["security_risk"] = bad
+            assert event_from_dict(data).security_risk is expected
+            assert data["args"]["security_risk"] == bad
+
+
 def test_timeout_is_top_level_for_actions_only() -> None:
     action = CmdRunAction("sleep 1")
     action.set_hard_timeout(5)

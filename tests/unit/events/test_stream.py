@@ -254,6 +254,27 @@ def test_secrets_never_reach_disk(tmp_path) -> None:
     assert event.timestamp is not None
 
 
+def test_secrets_with_json_escaped_characters_are_masked(tmp_path) -> None:
+    # Masking first looks for the secrets in the serialized text, where these characters
+    # are escaped; the search must still find them.
+    secrets = ['pa"ss\\word', "line1\nline2", "tab\there", "ключ\u2028x"]
+    stream = EventStream("sid", LocalFileStore(str(tmp_path)))
+    stream.set_secrets({f"s{i}": v for i, v in enumerate(secrets)})
+    for value in secrets:
+        stream.add_event(MessageAction(f"<{value}>", file_urls=[value]), EventSource.USER)
+        stream.add_event(CmdRunAction(f"echo '{value}'"), EventSource.AGENT)
+    stream.add_event(MessageAction("nothing secret here"), EventSource.USER)
+    stream.close()
+    store = EventStore("sid", LocalFileStore(str(tmp_path)))
+    events = list(store.search_events())
+    assert [e.content for e in events[0:8:2]] == ["<<secret_hidden>>"] * 4
+    assert [e.command for e in events[1:8:2]] == ["echo '<secret_hidden>'"] * 4
+    assert events[-1].content == "nothing secret here"
+    blobs = "".join(p.read_text(encoding="utf-8") for p in tmp_path.rglob("*.json") if p.is_file())
+    for value in secrets:
+        assert json.dumps(value, ensure_ascii=False)[1:-1] not in blobs
+
+
 def test_masking_protects_identity_keys_only_at_top_level(file_store) -> None:
     stream = EventStream("sid", file_store)
     stream.set_secrets({"x": "run"})

@@ -31,6 +31,15 @@ def test_bytes_are_read_back_as_text(store: FileStore) -> None:
     assert store.read("b.json") == '{"k": "ü"}'
 
 
+def test_read_bytes_gives_the_utf8_contents(store: FileStore) -> None:
+    store.write("t.txt", "hello ✓")
+    store.write("b.bin", '{"k": "ü"}'.encode())
+    assert store.read_bytes("t.txt") == "hello ✓".encode()
+    assert store.read_bytes("b.bin") == '{"k": "ü"}'.encode()
+    with pytest.raises(FileNotFoundError):
+        store.read_bytes("nope/missing.json")
+
+
 def test_write_overwrites(store: FileStore) -> None:
     store.write("x.txt", "a much longer first version")
     store.write("x.txt", "short")
