@@ -74,9 +74,13 @@ def su_target(username: str | None) -> str | None:
 
 
 def shell_command_for(username: str | None) -> str:
-    """``su <user> -`` for the users the server may switch to, else the server's own bash."""
+    """``su <user> -`` for the users the server may switch to, else the server's own bash.
+
+    Without ``su`` the shell inherits the server's environment and skips the host user's
+    rc files: those can be slow or block (pyenv's rehash waits 60 s on a stale lock), and
+    the environment the server was started with is already the user's."""
     target = su_target(username)
-    return f"su {target} -" if target else "/bin/bash"
+    return f"su {target} -" if target else "/bin/bash --noprofile --norc"
 
 
 def no_change_timeout_from_env() -> int:
@@ -119,6 +123,9 @@ class BashSession:
             session_name=f"openhands-{self.username}-{uuid.uuid4()}",
             start_directory=self.work_dir,
             kill_session=True,
+            # A placeholder, not a shell: it is killed below, and a shell killed while
+            # reading its rc files can leave their locks behind.
+            window_command="cat",
             x=PANE_SIZE,
             y=PANE_SIZE,
         )

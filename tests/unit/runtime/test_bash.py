@@ -30,7 +30,11 @@ def socket_name() -> Iterator[str]:
 
 
 @pytest.fixture
-def session(tmp_path: Path, socket_name: str) -> Iterator[BashSession]:
+def session(
+    tmp_path: Path, socket_name: str, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[BashSession]:
+    # The host's own shell, not `su <user> -`: the su path runs in the sandbox tests.
+    monkeypatch.setenv("SU_TO_USER", "false")
     bash = BashSession(
         str(tmp_path),
         username=getpass.getuser(),
