@@ -62,6 +62,11 @@ def _page_may_contain(raw: bytes, needle: str) -> bool:
     return needle in raw.decode().lower()
 
 
+def _warn_unreadable(data: Any, error: Exception) -> None:
+    if type(data) is dict:  # damaged entries (None) were already reported when read
+        logger.warning("Skipping unreadable event %s: %s", data.get("id"), error)
+
+
 @dataclass
 class EventStore:
     sid: str
@@ -220,6 +225,16 @@ class EventStore:
                 dicts = page[lo - start : hi - start + 1]
                 if reverse:
                     dicts.reverse()
+            if filter is None and not limit:
+                # Plain iteration (replays, full reads): no per-event checks.
+                for data in dicts:
+                    try:
+                        event = event_from_dict(data)
+                    except (ValueError, KeyError, TypeError) as e:
+                        _warn_unreadable(data, e)
+                        continue
+                    yield event
+                continue
             for data in dicts:
                 if type(data) is not dict:
                     continue
@@ -232,7 +247,7 @@ class EventStore:
                 try:
                     event = event_from_dict(data)
                 except (ValueError, KeyError, TypeError) as e:
-                    logger.warning("Skipping unreadable event %s: %s", data.get("id"), e)
+                    _warn_unreadable(data, e)
                     continue
                 if filter is not None and not filter.fields_match(event):
                     continue

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 from openhands.core.exceptions import LLMMalformedActionError
 from openhands.events.action.action import Action, ActionSecurityRisk
@@ -12,10 +12,21 @@ from openhands.events.serialization.registry import ACTION_ARG_ORDER, ACTION_TYP
 
 _FILE_EDITOR_CALL = re.compile(r"^\s*print\(file_editor\(\*\*(\{.*\})\)\)\s*$", re.DOTALL)
 _RISKS = {r.value: r for r in ActionSecurityRisk}
-_RISK_INDEX = {
-    cls: order.index("security_risk")
+
+
+class _FastPath(NamedTuple):
+    """How to build an action of one type from ``args`` in event_to_dict's key order."""
+
+    cls: type[Action]
+    order: tuple[str, ...]
+    risk_index: int | None  # position of ``security_risk`` among the values
+
+
+_FAST_PATHS = {
+    cls.action: _FastPath(
+        cls, order, order.index("security_risk") if "security_risk" in order else None
+    )
     for cls, order in ACTION_ARG_ORDER.items()
-    if "security_risk" in order
 }
 _LEGACY_KEYS = frozenset(
     {
@@ -72,6 +83,29 @@ def action_from_dict(data: Any) -> Action:
     if not isinstance(data, dict):
         raise LLMMalformedActionError("action must be a dictionary")
     action_type = data.get("action")
+    raw_args = data.get("args") or {}
+    fast = _FAST_PATHS.get(action_type) if type(action_type) is str else None
+    if (
+        fast is not None
+        and type(raw_args) is dict
+        and "timeout" not in data
+        and len(raw_args) == len(fast.order)
+        and tuple(raw_args) == fast.order
+    ):
+        # The usual case: every declared field in declaration order, as event_to_dict
+        # writes them. Positional arguments need no copy of the caller's dict and skip
+        # keyword matching, which is slow for keys that are not interned (orjson's).
+        values = list(raw_args.values())
+        if fast.risk_index is not None:
+            values[fast.risk_index] = _security_risk(values[fast.risk_index])
+        try:
+            return fast.cls(*values)
+        except TypeError as e:
+            raise LLMMalformedActionError(f"action '{action_type}' has bad arguments: {e}") from e
+    return _action_from_parts(data, action_type, raw_args)
+
+
+def _action_from_parts(data: dict[str, Any], action_type: Any, raw_args: Any) -> Action:
     if not isinstance(action_type, str):
         raise LLMMalformedActionError(f"'action' key is not a string: {data!r}")
     cls = ACTION_TYPE_TO_CLASS.get(action_type)
@@ -80,28 +114,15 @@ def action_from_dict(data: Any) -> Action:
         raise LLMMalformedActionError(
             f"'{action_type}' is not a known action type. Known types: {known}"
         )
-    raw_args = data.get("args") or {}
     if not isinstance(raw_args, dict):
         raise LLMMalformedActionError(f"'args' of action '{action_type}' must be an object")
+    args = dict(raw_args)  # never mutate the caller's dict
     legacy_timestamp = None
-    order = ACTION_ARG_ORDER.get(cls)
+    if not _LEGACY_KEYS.isdisjoint(args):
+        legacy_timestamp = _rewrite_legacy_args(args)
+    _convert_security_risk(args)
     try:
-        if order is not None and len(raw_args) == len(order) and tuple(raw_args) == order:
-            # The usual case: every declared field in declaration order, as event_to_dict
-            # writes them. Positional arguments need no copy of the caller's dict and skip
-            # keyword matching, which is slow for keys that are not interned (orjson's).
-            args = raw_args
-            values = list(raw_args.values())
-            risk_index = _RISK_INDEX.get(cls)
-            if risk_index is not None:
-                values[risk_index] = _security_risk(values[risk_index])
-            event = cls(*values)
-        else:
-            args = dict(raw_args)  # never mutate the caller's dict
-            if not _LEGACY_KEYS.isdisjoint(args):
-                legacy_timestamp = _rewrite_legacy_args(args)
-            _convert_security_risk(args)
-            event = cls(**args)
+        event = cls(**args)
     except TypeError as e:
         raise LLMMalformedActionError(f"action '{action_type}' has bad arguments: {e}") from e
     if "timeout" in data:

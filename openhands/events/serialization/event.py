@@ -110,21 +110,25 @@ def event_from_dict(data: dict[str, Any]) -> Event:
         evt = observation_from_dict(data)
     else:
         raise ValueError(f"Unknown event type: {data!r:.200}")
-    # Base attributes are restored straight into their private slots (hot path on reads).
-    if "id" in data:
-        evt._id = data["id"]
-    timestamp = data.get("timestamp")
-    if isinstance(timestamp, str):
+    # Base attributes go straight into their private slots; one ``get`` per key, as this
+    # runs for every event read.
+    get = data.get
+    event_id = get("id")
+    if event_id is not None:
+        evt._id = event_id
+    timestamp = get("timestamp")
+    if type(timestamp) is str:
         evt._timestamp = timestamp
-    if "source" in data:
-        source = data["source"]
+    source = get("source")
+    if source is not None:
         evt._source = _SOURCES.get(source) or EventSource(source)
-    if "cause" in data:
-        evt._cause = data["cause"]
-    metadata = data.get("tool_call_metadata")
+    cause = get("cause")
+    if cause is not None:
+        evt._cause = cause
+    metadata = get("tool_call_metadata")
     if metadata is not None:
         evt._tool_call_metadata = ToolCallMetadata(**metadata)
-    if "llm_metrics" in data:
+    if "llm_metrics" in data:  # even null: the reference reads it as empty metrics
         evt._llm_metrics = Metrics.from_dict(data["llm_metrics"])
     return evt
 
