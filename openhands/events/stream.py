@@ -235,6 +235,8 @@ class EventStream(EventStore):
         with self._lock:
             entry = self._subscribers.get(key, {}).pop(callback_id, None)
             if entry is None:
+                if self._closed:
+                    return  # close() already stopped every callback
                 logger.warning("Callback %s of subscriber %s is not subscribed", callback_id, key)
                 return
             if not self._subscribers[key]:

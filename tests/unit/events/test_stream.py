@@ -217,6 +217,19 @@ def test_unsubscribe_and_close_stop_delivery(file_store) -> None:
     assert [e.id for e in EventStore("sid", file_store).search_events()] == [0, 1, 2]
 
 
+def test_unsubscribe_warns_only_for_unknown_callbacks_of_an_open_stream(
+    file_store, caplog
+) -> None:
+    stream = EventStream("sid", file_store)
+    stream.unsubscribe("test", "never-subscribed")
+    assert "never-subscribed of subscriber test is not subscribed" in caplog.text
+    caplog.clear()
+    stream.subscribe("test", lambda e: None, "c")
+    stream.close()
+    stream.unsubscribe("test", "c")  # owners often unsubscribe after the stream closed
+    assert "not subscribed" not in caplog.text
+
+
 def test_subscribers_receive_a_masked_copy(file_store) -> None:
     stream = EventStream("sid", file_store)
     got: list[Event] = []
