@@ -276,7 +276,7 @@ def _config_toml(store: Path) -> str:
 runtime = "docker"
 file_store = "local"
 file_store_path = "{store}"
-enable_browser = false
+enable_browser = true
 max_iterations = 30
 
 [llm]

@@ -280,3 +280,47 @@ def test_user_runs_a_command_in_the_terminal(ui: BrowserPage, configured: E2ESer
     # The command and its output are in the chat too, as the user's own command.
     expect(run_output(ui, "from-the-user")).to_be_visible()
     assert ui.page_errors == []
+
+
+def test_agent_browses_a_page_served_in_the_sandbox(
+    ui: BrowserPage, configured: E2EServer, llm_router: LLMRouter
+) -> None:
+    page_html = (
+        "<html><head><title>Sandbox page</title></head><body><h1>Served inside</h1></body></html>"
+    )
+    serve = (
+        "mkdir -p /workspace/site && cd /workspace/site && "
+        f"printf '%s' '{page_html}' > index.html && "
+        "(nohup python3 -m http.server 8011 > /dev/null 2>&1 &) && sleep 1 && cd /workspace"
+    )
+    url = "http://localhost:8011/"
+    tag = llm_router.script(
+        "browse",
+        [
+            bash(serve),
+            tool_call("browser", {"code": f'goto("{url}")', "security_risk": "LOW"}),
+            finish("The page says: Served inside."),
+        ],
+    )
+    start_from_home(ui, f"{tag} Serve a page in the sandbox and look at it.")
+    page = ui.page
+    wait_agent_state(ui, "finished")
+
+    # Chat: the browser's result for the URL, without an error.
+    visited = page.locator(
+        '[data-testid="event-browse"][data-event-kind="observation"]', has_text=f"Visited {url}"
+    ).last
+    expect(visited).to_be_visible()
+    expect(visited.locator(".pill--error")).to_have_count(0)
+
+    # Browser tab: the screenshot the sandbox's Chromium took, captioned with the URL.
+    page.get_by_test_id("tab-browser").click()
+    shot = page.get_by_test_id("browser-screenshot")
+    expect(shot).to_be_visible()
+    expect(shot.locator("figcaption")).to_have_text(url)
+    src = shot.locator("img").get_attribute("src") or ""
+    assert src.startswith("data:image/png;base64,") and len(src) > 1000
+    natural_width = shot.locator("img").evaluate("img => img.naturalWidth")
+    assert natural_width > 100  # a real, decodable image
+    assert llm_router.remaining("browse") == 0 and "browse" not in llm_router.unscripted
+    assert ui.page_errors == []

@@ -116,6 +116,11 @@ def finalize_config(cfg: OpenHandsConfig) -> None:
         for agent_config in cfg.agents.values():
             agent_config.enable_jupyter = False
             agent_config.enable_browsing = False
+    elif not cfg.enable_browser:
+        # A sandbox without a browser answers every browse with an error: do not offer the
+        # model a tool that cannot work.
+        for agent_config in cfg.agents.values():
+            agent_config.enable_browsing = False
 
 
 def register_custom_agents(cfg: OpenHandsConfig) -> None:

@@ -24,6 +24,7 @@ from openhands.events.action import (
 )
 from openhands.events.event import FileEditSource, FileReadSource
 from openhands.events.observation import CmdOutputObservation, ErrorObservation, Observation
+from openhands.runtime.browser.handler import BROWSER_UNAVAILABLE, BrowserHandler
 from openhands.runtime.plugins.base import Plugin
 from openhands.runtime.plugins.jupyter.kernel import IPythonKernel
 from openhands.runtime.plugins.jupyter.plugin import JupyterPlugin
@@ -35,7 +36,6 @@ from openhands.runtime.utils.bash import BashSession
 from openhands.runtime.utils.editor import OHEditor
 from openhands.runtime.utils.editor.actions import editor_edit, editor_read
 
-BROWSER_UNAVAILABLE = "Browser functionality is not supported or disabled."
 INIT_COMMAND_TIMEOUT = 300.0
 
 
@@ -51,6 +51,9 @@ class ActionExecutor:
         self.initialized = False
         self.started_at = time.time()
         self.last_execution_at = time.time()
+        # Chromium starts at the first browse action, not here (quirk Q9: nothing to wait for,
+        # and sandboxes that never browse keep their start time and memory).
+        self.browser = BrowserHandler(options.working_dir) if options.enable_browser else None
         self._handlers: dict[type[Action], Callable[[Any], Awaitable[Observation]]] = {
             CmdRunAction: self.run,
             IPythonRunCellAction: self.run_ipython,
@@ -109,6 +112,12 @@ class ActionExecutor:
             obs = await self.run(action)
             if not isinstance(obs, CmdOutputObservation) or obs.exit_code != 0:
                 raise RuntimeError(f"Init command failed: {command!r}: {obs.content}")
+
+    async def aclose(self) -> None:
+        """Server shutdown: the browser first (it needs the event loop), then the rest."""
+        if self.browser is not None:
+            await self.browser.close()
+        self.close()
 
     def close(self) -> None:
         close_plugins(self.plugins)
@@ -183,7 +192,9 @@ class ActionExecutor:
         return await asyncio.to_thread(editor_edit, self.editor, action)
 
     async def browse(self, action: BrowseURLAction | BrowseInteractiveAction) -> Observation:
-        return ErrorObservation(BROWSER_UNAVAILABLE)
+        if self.browser is None:  # --no-enable-browser
+            return ErrorObservation(BROWSER_UNAVAILABLE)
+        return await self.browser.handle(action)
 
     def _cwd(self) -> str:
         return self.bash.cwd if self.bash is not None else self.options.working_dir

@@ -102,7 +102,9 @@ def build_runtime_image(
     )
 
     with _build_dir(build_folder) as folder:
-        prep_build_folder(folder, from_image, build_from, extra_deps, source_root)
+        prep_build_folder(
+            folder, from_image, build_from, extra_deps, source_root, enable_browser=enable_browser
+        )
         if dry_run:
             return source_image
         runtime_builder.build(
@@ -160,11 +162,13 @@ def prep_build_folder(
     build_from: BuildFromImageType,
     extra_deps: str | None = None,
     source_root: Path = PROJECT_ROOT,
+    enable_browser: bool = True,
 ) -> None:
     """Lay out Dockerfile, requirements.lock, wheels/ (when deps are installed) and code/."""
     for stale in ("code", "wheels"):
         shutil.rmtree(build_folder / stale, ignore_errors=True)
-    (build_folder / "Dockerfile").write_text(render_dockerfile(base_image, build_from, extra_deps))
+    dockerfile = render_dockerfile(base_image, build_from, extra_deps, enable_browser)
+    (build_folder / "Dockerfile").write_text(dockerfile)
     shutil.copy2(REQUIREMENTS_LOCK, build_folder / "requirements.lock")
     if build_from != BuildFromImageType.LOCK:
         _link_tree(ensure_wheels(), build_folder / "wheels")
@@ -172,7 +176,10 @@ def prep_build_folder(
 
 
 def render_dockerfile(
-    base_image: str, build_from: BuildFromImageType, extra_deps: str | None = None
+    base_image: str,
+    build_from: BuildFromImageType,
+    extra_deps: str | None = None,
+    enable_browser: bool = True,
 ) -> str:
     env = Environment(
         loader=FileSystemLoader(DOCKERFILE_TEMPLATE.parent),
@@ -182,7 +189,10 @@ def render_dockerfile(
     )
     template = env.get_template(DOCKERFILE_TEMPLATE.name)
     return template.render(
-        base_image=base_image, build_from=build_from.value, extra_deps=extra_deps or ""
+        base_image=base_image,
+        build_from=build_from.value,
+        extra_deps=extra_deps or "",
+        enable_browser=enable_browser,
     )
 
 

@@ -469,6 +469,18 @@ def test_cli_runtime_disables_jupyter_and_browsing(tmp_path: Path) -> None:
         assert agent_config.enable_browsing is False
 
 
+def test_sandbox_without_browser_offers_no_browsing_tool(tmp_path: Path) -> None:
+    cfg = OpenHandsConfig(cache_dir=str(tmp_path / "c"), file_store="memory", enable_browser=False)
+    cfg.set_agent_config(AgentConfig(), "ReadOnlyAgent")
+    finalize_config(cfg)
+    for agent_config in (cfg.get_agent_config(), cfg.get_agent_config("ReadOnlyAgent")):
+        assert agent_config.enable_browsing is False
+        assert agent_config.enable_jupyter is True
+    with_browser = OpenHandsConfig(cache_dir=str(tmp_path / "c2"), file_store="memory")
+    finalize_config(with_browser)
+    assert with_browser.get_agent_config().enable_browsing is True
+
+
 def test_loaded_secrets_are_masked_in_logs(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -217,9 +217,7 @@ def test_unsubscribe_and_close_stop_delivery(file_store) -> None:
     assert [e.id for e in EventStore("sid", file_store).search_events()] == [0, 1, 2]
 
 
-def test_unsubscribe_warns_only_for_unknown_callbacks_of_an_open_stream(
-    file_store, caplog
-) -> None:
+def test_unsubscribe_warns_only_for_unknown_callbacks_of_an_open_stream(file_store, caplog) -> None:
     stream = EventStream("sid", file_store)
     stream.unsubscribe("test", "never-subscribed")
     assert "never-subscribed of subscriber test is not subscribed" in caplog.text

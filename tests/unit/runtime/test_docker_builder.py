@@ -36,3 +36,13 @@ def test_versioned_dockerfile_reinstalls_dependencies() -> None:
     text = render_dockerfile("repo:versioned", BuildFromImageType.VERSIONED)
     assert "useradd" not in text
     assert "pip install" in text
+
+
+def test_chromium_is_installed_only_when_the_browser_is_enabled() -> None:
+    install = "apt-get install -y --no-install-recommends"
+    for kind in (BuildFromImageType.SCRATCH, BuildFromImageType.VERSIONED):
+        with_browser = render_dockerfile("b:1", kind)
+        assert install in with_browser and "chromium fonts-dejavu-core libatomic1" in with_browser
+        assert "chromium" not in render_dockerfile("b:1", kind, enable_browser=False)
+    # A source-only build sits on a lock image that already has (or lacks) it.
+    assert "chromium" not in render_dockerfile("repo:lock", BuildFromImageType.LOCK)
