@@ -178,6 +178,12 @@ async def run_controller(
             str(runtime.workspace_root),
         )
 
+    if agent.config.enable_mcp:
+        # Deferred: the MCP SDK is only loaded when MCP is on.
+        from openhands.mcp.utils import add_mcp_tools_to_agent
+
+        await add_mcp_tools_to_agent(agent, runtime, memory)
+
     controller, initial_state = create_controller(
         agent, runtime, config, conversation_stats, headless_mode=True, replay_events=replay_events
     )

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from openhands.core.config import OpenHandsConfig
+from openhands.core.config import MCPConfig, MCPStdioServerConfig, OpenHandsConfig
 from openhands.core.exceptions import (
     AgentRuntimeDisconnectedError,
     AgentRuntimeError,
@@ -323,13 +323,33 @@ class Runtime(ABC):
     def list_files(self, path: str | None = None) -> list[str]: ...
 
     def call_tool_mcp(self, action: MCPAction) -> Observation:
-        return ErrorObservation(
-            f"MCP tool '{action.name}' cannot be called: no MCP servers are configured "
-            "for this runtime."
+        """Call an MCP tool from the host (runtime.md §10.8); never raises for MCP trouble."""
+        # Imported here: the MCP SDK is only loaded by conversations that use it.
+        from openhands.controller.sync_bridge import run_coroutine_blocking
+        from openhands.mcp.utils import call_tool_mcp
+
+        config = self.get_mcp_config()
+        return run_coroutine_blocking(
+            call_tool_mcp(config, action, conversation_id=self.sid, timeout=action.timeout)
         )
 
-    def get_mcp_config(self, extra_stdio_servers: list[Any] | None = None) -> Any:
-        return self.config.mcp
+    def get_mcp_config(
+        self, extra_stdio_servers: list[MCPStdioServerConfig] | None = None
+    ) -> MCPConfig:
+        """A copy of ``config.mcp`` plus ``extra_stdio_servers`` (names already there win).
+
+        Runtimes with a sandbox override this to start the stdio servers there.
+        """
+        config = self.config.mcp.model_copy(deep=True)
+        known = {server.name for server in config.stdio_servers}
+        extra: list[MCPStdioServerConfig] = []
+        for server in extra_stdio_servers or []:
+            if server.name not in known:
+                known.add(server.name)
+                extra.append(server)
+        if extra:
+            config.stdio_servers = [*config.stdio_servers, *extra]
+        return config
 
     # --- environment -------------------------------------------------------------------
 

@@ -27,6 +27,7 @@ from openhands.runtime.server.file_transfer import (
     save_upload,
     zip_path,
 )
+from openhands.runtime.server.mcp_proxy import MCPProxyRoutes, MCPProxyState
 from openhands.runtime.server.system_info import server_info
 
 OPEN_PATHS = frozenset({"/alive", "/server_info"})
@@ -55,15 +56,19 @@ class SessionKeyMiddleware:
 
 
 def create_app(executor: ActionExecutor) -> FastAPI:
+    mcp_proxy = MCPProxyState()
+
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await executor.initialize()
         yield
-        executor.close()
+        await mcp_proxy.close()
+        await executor.aclose()
 
     app = FastAPI(title="OpenHands action execution server", lifespan=lifespan)
+    # Added first, so it sits inside the session key check.
+    app.add_middleware(MCPProxyRoutes, state=mcp_proxy)
     app.add_middleware(SessionKeyMiddleware, api_key=executor.options.session_api_key)
-    mcp_servers: list[Any] = []
 
     @app.get("/alive")
     async def alive() -> dict[str, str]:
@@ -115,8 +120,7 @@ def create_app(executor: ActionExecutor) -> FastAPI:
         body = await request.json()
         if not isinstance(body, list):
             return JSONResponse({"detail": "Request must be a list of MCP servers"}, 400)
-        mcp_servers[:] = body
-        error = "MCP proxy is not available in this sandbox yet" if body else ""
+        error = await mcp_proxy.replace(body)
         return JSONResponse(
             {"detail": "MCP server updated successfully", "router_error_log": error}
         )

@@ -28,6 +28,7 @@ from tenacity import (
     wait_exponential,
 )
 
+from openhands.core.config import MCPConfig, MCPSSEServerConfig, MCPStdioServerConfig
 from openhands.core.exceptions import (
     AgentRuntimeDisconnectedError,
     AgentRuntimeError,
@@ -80,6 +81,8 @@ class ActionExecutionClient(Runtime):
         # request abandoned because its sandbox died keeps a worker until its socket fails.
         self._requests = ThreadPoolExecutor(max_workers=4, thread_name_prefix=f"runtime-{self.sid}")
         self._vscode_token: str | None = None
+        # Stdio MCP servers handed to the sandbox's MCP proxy (runtime.md §3.6).
+        self._mcp_stdio_posted: dict[str, MCPStdioServerConfig] = {}
 
     # --- plumbing ----------------------------------------------------------------------
 
@@ -263,6 +266,42 @@ class ActionExecutionClient(Runtime):
         except httpx.TimeoutException as e:
             raise TimeoutError("List files operation timed out") from e
         return list(response.json())
+
+    # --- MCP (runtime.md §10.8) ----------------------------------------------------------
+
+    def get_mcp_config(
+        self, extra_stdio_servers: list[MCPStdioServerConfig] | None = None
+    ) -> MCPConfig:
+        """The MCP servers to use, stdio ones reached through the sandbox's SSE proxy."""
+        config = super().get_mcp_config(extra_stdio_servers)
+        wanted = {server.name: server for server in config.stdio_servers}
+        if not set(wanted) <= set(self._mcp_stdio_posted):
+            self._post_stdio_servers({**self._mcp_stdio_posted, **wanted})
+        if self._mcp_stdio_posted:
+            proxy = MCPSSEServerConfig(
+                url=f"{self.action_execution_server_url}/mcp/sse", api_key=self.session_api_key
+            )
+            config.sse_servers = [*config.sse_servers, proxy]
+        return config
+
+    def _post_stdio_servers(self, servers: dict[str, MCPStdioServerConfig]) -> None:
+        names = sorted(servers)
+        payload = [servers[name].model_dump(mode="json") for name in names]
+        try:
+            response = self._send("POST", "/update_mcp_server", json=payload, timeout=60)
+        except Exception as error:
+            self.log(
+                "warning",
+                f"Stdio MCP servers {names} skipped: could not hand them to the sandbox: {error}",
+            )
+            return
+        # The sandbox took them: from now on its proxy is one of the SSE servers. Servers
+        # it could not start are in the error log; a proxy that serves nothing is skipped
+        # like any unreachable server.
+        self._mcp_stdio_posted = dict(servers)
+        problem = str(response.json().get("router_error_log") or "")
+        if problem:
+            self.log("warning", f"MCP proxy of the sandbox: {problem}")
 
     # --- vscode ------------------------------------------------------------------------
 
