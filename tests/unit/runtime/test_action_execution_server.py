@@ -211,3 +211,34 @@ def test_mcp_and_vscode_endpoints(server: str) -> None:
 def test_file_viewer_side_server(server: str) -> None:
     url = Path("/tmp/oh-server-url").read_text()
     assert httpx.get(url).json() == {"status": "File viewer server is running"}
+
+
+class _Stop(Exception):
+    pass
+
+
+def test_port_is_held_before_anything_else_starts(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The Jupyter kernel and other sandbox processes take ports from the range the host
+    picked the server's port from; the server must hold its port before they start."""
+    from openhands.runtime import action_execution_server as entry
+
+    port = free_port()
+    seen: list[str] = []
+
+    def first_thing_started(server_port: int) -> None:
+        assert server_port == port
+        with socket.socket() as other:  # as a port picker does: plain bind, no reuse flags
+            with pytest.raises(OSError):
+                other.bind(("0.0.0.0", port))
+        with socket.socket() as client:  # bound, not listening yet: refused
+            with pytest.raises(ConnectionRefusedError):
+                client.connect(("127.0.0.1", port))
+        seen.append("checked")
+        raise _Stop
+
+    monkeypatch.setattr(entry, "start_file_viewer", first_thing_started)
+    with pytest.raises(_Stop):
+        entry.main([str(port), "--working-dir", str(tmp_path), "--no-enable-browser"])
+    assert seen == ["checked"]
