@@ -229,12 +229,12 @@ def test_port_is_held_before_anything_else_starts(
 
     def first_thing_started(server_port: int) -> None:
         assert server_port == port
-        with socket.socket() as other:  # as a port picker does: plain bind, no reuse flags
-            with pytest.raises(OSError):
-                other.bind(("0.0.0.0", port))
-        with socket.socket() as client:  # bound, not listening yet: refused
-            with pytest.raises(ConnectionRefusedError):
-                client.connect(("127.0.0.1", port))
+        # A port picker's plain bind (no reuse flags) fails; a client is refused (bound,
+        # not listening yet).
+        with socket.socket() as other, pytest.raises(OSError):
+            other.bind(("0.0.0.0", port))
+        with socket.socket() as client, pytest.raises(ConnectionRefusedError):
+            client.connect(("127.0.0.1", port))
         seen.append("checked")
         raise _Stop
 
