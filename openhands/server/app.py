@@ -27,6 +27,7 @@ from openhands.server.conversation_manager.standalone_conversation_manager impor
 )
 from openhands.server.errors import install_error_handlers
 from openhands.server.listen_socket import register_socket_handlers
+from openhands.server.mcp_endpoint import LazyMCPApp
 from openhands.server.middleware import (
     ActivityMiddleware,
     AttachConversationMiddleware,
@@ -120,6 +121,7 @@ def create_app(
     """The FastAPI app. ``config=None`` loads config.toml + env when the app starts."""
     server = server_config or ServerConfig.from_env()
     sio = sio or create_sio(server)
+    mcp_app = LazyMCPApp(lambda: app.state.services)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -141,7 +143,11 @@ def create_app(
             user_auth_factory=_user_auth_factory(app_config, server),
         )
         async with manager:
-            yield
+            try:
+                yield
+            finally:
+                # Stop taking tool calls before the conversations go away.
+                await mcp_app.aclose()
 
     app = FastAPI(
         title="OpenHands",
@@ -173,6 +179,9 @@ def create_app(
         exempt_loopback=server.rate_limit_exempt_loopback,
     )
 
+    # Spec mount order: `/mcp` first, then the routers, health, and the SPA last. A mount of
+    # its own, so the `/api` guards (session key, user) do not apply to it.
+    app.mount("/mcp", mcp_app, name="mcp")
     for router in (
         public_api_router,
         files_api_router,

@@ -124,6 +124,8 @@ class ServerProcess:
                 "RATE_LIMIT_ENABLED": "false",
                 "SKIP_DEPENDENCY_CHECK": "1",
                 "LOG_LEVEL": "INFO",
+                # The server's own address for the agent's MCP config (`mcp_host`).
+                "port": str(self.port),
             }
         )
         env.update(self.extra_env)

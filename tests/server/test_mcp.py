@@ -75,7 +75,10 @@ async def test_settings_mcp_servers_give_the_agent_tools_it_calls(
         await stop(client, conversation_id)
 
     system = next(e for e in events if e.get("action") == "system")
-    assert "add" in [tool["function"]["name"] for tool in system["args"]["tools"]]
+    offered = [tool["function"]["name"] for tool in system["args"]["tools"]]
+    assert "add" in offered
+    # The server's own endpoint (`http://localhost:<port>/mcp/mcp`, §8.2 step 2) is added.
+    assert {"create_pr", "create_mr", "create_bitbucket_pr"} <= set(offered)
     call = next(e for e in events if e.get("action") == "call_tool_mcp")
     assert call["args"]["name"] == "add"
     assert call["args"]["arguments"] == {"a": 20, "b": 22}

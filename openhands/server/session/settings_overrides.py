@@ -10,6 +10,7 @@ from openhands.core.config import (
     MCPConfig,
     OpenHandsConfig,
 )
+from openhands.core.config.mcp_config import default_shttp_server
 from openhands.storage.data_models.settings import Settings
 
 DEFAULT_CONDENSER_MAX_SIZE = 120
@@ -54,6 +55,7 @@ def apply_settings(config: OpenHandsConfig, settings: Settings) -> OpenHandsConf
         config.sandbox.api_key = settings.sandbox_api_key
     if settings.mcp_config is not None:
         config.mcp = _merge_mcp(config.mcp, settings.mcp_config)
+    config.mcp = _with_server_endpoint(config.mcp, config.mcp_host)
 
     agent_config.runtime = config.runtime
     if settings.enable_default_condenser:
@@ -77,3 +79,13 @@ def _merge_mcp(base: MCPConfig, extra: MCPConfig) -> MCPConfig:
         stdio_servers=[*base.stdio_servers, *extra.stdio_servers],
         shttp_servers=[*base.shttp_servers, *extra.shttp_servers],
     )
+
+
+def _with_server_endpoint(mcp: MCPConfig, mcp_host: str) -> MCPConfig:
+    """Adds the server's own `/mcp/mcp` (the PR tools, §8.2 step 2) unless already listed.
+    When nothing listens there, the MCP client skips it: a refused connection is noticed in
+    well under a second (a host that drops packets would cost the client's list timeout)."""
+    own = default_shttp_server(mcp_host)
+    if any(server.url == own.url for server in mcp.shttp_servers):
+        return mcp
+    return mcp.model_copy(update={"shttp_servers": [*mcp.shttp_servers, own]})
