@@ -168,6 +168,21 @@ describe("ConversationPage", () => {
     expect(screen.getByTestId("status-line").textContent).toContain("Setting up workspace...");
   });
 
+  it("says so when the sandbox failed before the agent started", async () => {
+    await openPage({ ...RUNNING, status: "STARTING", runtime_status: "STATUS$ERROR_RUNTIME_DISCONNECTED", url: null });
+    await waitFor(() => expect(screen.getByTestId("status-line").textContent).toContain("The runtime disconnected."));
+    expect(screen.getByTestId("status-line").className).toContain("status-line--error");
+    expect(screen.getByTestId("status-line").textContent).toContain("start it again");
+    expect(screen.getByTestId("agent-status").textContent).toBe("error");
+  });
+
+  it("keeps starting conversations in progress, with the badge loading", async () => {
+    await openPage({ ...RUNNING, status: "STARTING", runtime_status: "STATUS$STARTING_RUNTIME", url: null });
+    await waitFor(() => expect(screen.getByTestId("status-line").textContent).toContain("Starting the runtime"));
+    expect(screen.getByTestId("status-line").className).toContain("status-line--progress");
+    expect(screen.getByTestId("agent-status").textContent).toBe("loading");
+  });
+
   it("shows the confirm / reject bar in confirmation mode", async () => {
     await openPage();
     await waitFor(() => expect(sockets).toHaveLength(1));

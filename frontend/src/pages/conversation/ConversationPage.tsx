@@ -7,6 +7,7 @@ import type { SocketTarget } from "../../socket/conversationSocket";
 import { useConversationSocket } from "../../socket/useConversationSocket";
 import { ChatPanel } from "./ChatPanel";
 import { ConversationHeader } from "./ConversationHeader";
+import { runtimeFailed } from "./StatusLine";
 import { socketCanConnect, useConversationInfo } from "./useConversationInfo";
 import { usePauseAtIterationLimit } from "./usePauseAtIterationLimit";
 import { WorkspacePanel } from "./workspace/WorkspacePanel";
@@ -58,6 +59,7 @@ export default function ConversationPage() {
         state={socket.state}
         onSend={socket.send}
         connected={socket.connection === "connected"}
+        runtimeFailed={runtimeFailed(conversation)}
       />
       <div className="conversation-body">
         <ChatPanel conversation={conversation} info={info} socket={socket} workspace={workspace} />

@@ -14,6 +14,11 @@ interface Line {
   action?: { label: string; run(): void };
 }
 
+/** The sandbox failed before the agent could start (e.g. its container exited at once). */
+export function runtimeFailed(conversation: ConversationInfo | null | undefined): boolean {
+  return Boolean(conversation?.runtime_status?.startsWith("STATUS$ERROR"));
+}
+
 function currentLine(
   conversation: ConversationInfo | null | undefined,
   info: ConversationInfoState,
@@ -34,6 +39,12 @@ function currentLine(
     return { kind: "info", text: "This conversation is stopped.", action: { label: "Start", run: () => void info.start() } };
   }
   if (conversation.status === "STARTING" || connection === "idle") {
+    if (runtimeFailed(conversation)) {
+      return {
+        kind: "error",
+        text: `${runtimeStatusText(conversation.runtime_status)} Stop the conversation and start it again.`,
+      };
+    }
     return { kind: "progress", text: runtimeStatusText(conversation.runtime_status) || "Starting the conversation…" };
   }
   if (connection === "disconnected") {
