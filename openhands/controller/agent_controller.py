@@ -7,13 +7,22 @@ when to ask the agent for its next action. Each decision lives in a pure policy
     on_event → history → handle action / observation → should_step? → _step
     _step    → limits → replay or agent.step → confirmation → pending → publish
 
-It runs synchronously on the stream's callback thread. A delegate controller does not
-subscribe; its parent forwards events to it.
+Concurrency: events are handled on the stream's callback thread, where a step (and the
+agent's blocking LLM call) runs inline, one at a time. The public coroutines
+(`set_agent_state_to`, `close`, `start_delegate`) are for callers on an event loop; they
+and the callback thread share one synchronous core, so a transition made while handling
+an event is applied before the next decision is taken. `step()` schedules a step as an
+asyncio task (the agent then runs in a worker thread). A delegate controller does not
+subscribe; its parent forwards events to it. Bookkeeping (state, history, limits,
+saving) lives in the :class:`StateTracker`.
 """
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import copy
+import logging
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -29,10 +38,9 @@ from openhands.controller.error_policy import (
     react_to_exception,
     reportable_exception,
 )
-from openhands.controller.history import load_history
 from openhands.controller.replay import ReplayManager
-from openhands.controller.state.control_flags import BudgetControlFlag, IterationControlFlag
 from openhands.controller.state.state import State
+from openhands.controller.state.state_tracker import DELEGATE_SUFFIX, StateTracker
 from openhands.controller.stuck import StuckDetector
 from openhands.controller.sync_bridge import run_coroutine_blocking
 from openhands.core.exceptions import (
@@ -75,8 +83,15 @@ if TYPE_CHECKING:
 
 StatusCallback = Callable[[str, "RuntimeStatus", str], None]
 
-DELEGATE_SUFFIX = "-delegate"
 USER_REJECTED_MESSAGE = "Action has been rejected by the user! Waiting for further user input."
+TRAFFIC_CONTROL_REMINDER = (
+    "The agent was paused. Press resume to let it continue, or start a new task."
+)
+# The ErrorObservations that answer a pending action dropped by a stop or an error (agent.md §8.5).
+ERROR_ACTION_NOT_EXECUTED_STOPPED, ERROR_ACTION_NOT_EXECUTED_STOPPED_ID = (
+    policies.NOT_EXECUTED_STOPPED
+)
+ERROR_ACTION_NOT_EXECUTED_ERROR, ERROR_ACTION_NOT_EXECUTED_ERROR_ID = policies.NOT_EXECUTED_ERROR
 
 
 class AgentController:
@@ -112,53 +127,65 @@ class AgentController:
         self.security_analyzer = security_analyzer
         self.agent_to_llm_config = agent_to_llm_config or {}
         self.agent_configs = agent_configs or {}
-        self._initial_max_iterations = iteration_delta
-        self._initial_max_budget_per_task = budget_per_task_delta
+        self.max_iterations = iteration_delta
+        self.max_budget_per_task = budget_per_task_delta
+        self.confirmation_mode = confirmation_mode
+        self.parent: AgentController | None = None
         self.delegate: AgentController | None = None
         self._pending_action: Action | None = None
         self._closed = False
         # State changes also come from other threads (the server, status callbacks):
-        # one transition at a time, each applied in full.
+        # one transition at a time, each applied in full. Steps likewise, one at a time.
         self._transition_lock = threading.RLock()
+        self._step_lock = threading.RLock()
+        # The loop the controller was built on (None off-loop): where ``step()`` sends a
+        # step requested from a thread without a running loop.
+        self._loop = _running_loop()
+        self._step_tasks: set[asyncio.Task[None] | concurrent.futures.Future[None]] = set()
 
-        self.state = self._initial_state(initial_state, confirmation_mode)
-        self.state.history = load_history(event_stream, self.state.start_id, self.state.end_id)
-        self._stuck_detector = StuckDetector(self.state)
+        self.state_tracker = StateTracker(self.id, file_store, user_id, headless_mode)
+        self._stuck_detector = StuckDetector(self.state_tracker.state)
+        self.set_initial_state(
+            initial_state,
+            conversation_stats,
+            iteration_delta,
+            budget_per_task_delta,
+            confirmation_mode,
+        )
         self._replay_manager = ReplayManager(replay_events)
         if not is_delegate:
             event_stream.subscribe(EventStreamSubscriber.AGENT_CONTROLLER, self.on_event, self.id)
         self._add_system_message()
 
-    def _initial_state(self, given: State | None, confirmation_mode: bool) -> State:
-        if given is not None:
-            given.start_id = max(given.start_id, 0)
-            given.conversation_stats = self.conversation_stats
-            # The current settings decide, not those saved with an old conversation.
-            given.confirmation_mode = confirmation_mode
-            return given
-        delta = self._initial_max_iterations
-        budget = self._initial_max_budget_per_task
-        return State(
-            session_id=self.id.removesuffix(DELEGATE_SUFFIX),
-            user_id=self.user_id,
-            conversation_stats=self.conversation_stats,
-            iteration_flag=IterationControlFlag(
-                limit_increase_amount=delta,
-                current_value=0,
-                max_value=delta,
-                headless_mode=self.headless_mode,
-            ),
-            budget_flag=BudgetControlFlag(
-                limit_increase_amount=budget,
-                current_value=0.0,
-                max_value=budget,
-                headless_mode=self.headless_mode,
-            )
-            if budget
-            else None,
-            confirmation_mode=confirmation_mode,
-            start_id=0,
+    @property
+    def state(self) -> State:
+        return self.state_tracker.state
+
+    @state.setter
+    def state(self, state: State) -> None:
+        self.state_tracker.state = state
+        self._stuck_detector = StuckDetector(state)
+
+    def set_initial_state(
+        self,
+        state: State | None,
+        conversation_stats: ConversationStats | None,
+        max_iterations: int,
+        max_budget_per_task: float | None,
+        confirmation_mode: bool = False,
+    ) -> None:
+        """Adopt ``state`` (restored or a delegate's) or start a fresh one, then load the
+        agent's history from the stream."""
+        self.state_tracker.set_initial_state(
+            self.id,
+            state,
+            conversation_stats,
+            max_iterations,
+            max_budget_per_task,
+            confirmation_mode,
         )
+        self.state_tracker.load_history(self.event_stream)
+        self._stuck_detector = StuckDetector(self.state)
 
     def _add_system_message(self) -> None:
         """Publish the agent's system prompt once, before the first user message."""
@@ -180,26 +207,52 @@ class AgentController:
         return self.state.agent_state
 
     def save_state(self) -> None:
-        if self.id and self.file_store is not None:
-            self.state.save_to_session(self.id, self.file_store, self.user_id)
+        self.state_tracker.save_state()
 
-    def close(self, set_stop_state: bool = True) -> None:
-        """Stop listening. The history becomes the full record (delegates' events included)."""
+    def get_trajectory(self, include_screenshots: bool = False) -> list[dict[str, Any]]:
+        """The history as trajectory dicts; after ``close()`` delegates' events are included."""
+        return self.state_tracker.get_trajectory(include_screenshots)
+
+    def log(
+        self,
+        level: str,
+        message: str,
+        extra: dict[str, Any] | None = None,
+        exc_info: bool = False,
+    ) -> None:
+        """Log ``message`` at ``level`` (``'debug'``, ``'info'``, …) tagged with this controller."""
+        levelno = logging.getLevelName(level.upper())
+        if not isinstance(levelno, int):
+            raise ValueError(f"Unknown log level: {level!r}")
+        logger.log(
+            levelno,
+            "[Agent Controller %s] %s",
+            self.id,
+            message,
+            extra=extra,
+            exc_info=exc_info,
+            stacklevel=2,
+        )
+
+    async def close(self, set_stop_state: bool = True) -> None:
+        """Stop listening (STOPPED first, if asked); the history becomes the full record."""
+        self._close(set_stop_state)
+
+    def _close(self, set_stop_state: bool) -> None:
         if self._closed:
             return
         if self.delegate is not None:
-            self.delegate.close()
+            self.delegate._close(set_stop_state=True)
             self.delegate = None
         if set_stop_state:
-            self.set_agent_state_to(AgentState.STOPPED)
-        self.state.history = load_history(
-            self.event_stream, self.state.start_id, self.state.end_id, include_delegate_events=True
-        )
+            self._set_state(AgentState.STOPPED)
+        self.state_tracker.close(self.event_stream)
         if not self.is_delegate:
             self.event_stream.unsubscribe(EventStreamSubscriber.AGENT_CONTROLLER, self.id)
         self._closed = True
 
-    def set_agent_state_to(self, new_state: AgentState) -> None:
+    async def set_agent_state_to(self, new_state: AgentState) -> None:
+        """Apply ``new_state`` (agent.md §8.2) and publish the change; the current state is a no-op."""
         self._set_state(new_state)
 
     def _set_state(self, new_state: AgentState, reason: str = "") -> None:
@@ -214,7 +267,7 @@ class AgentController:
         if new_state in (AgentState.STOPPED, AgentState.ERROR):
             self._reset()
         if old_state == AgentState.ERROR and new_state == AgentState.RUNNING:
-            self._extend_limits()
+            self.state_tracker.maybe_increase_control_flags_limits(self.headless_mode)
         follow_up: AgentState | None = None
         decision = policies.confirmation_status_for(new_state)
         if decision is not None and self._pending_action is not None:
@@ -247,14 +300,17 @@ class AgentController:
     def _on_event(self, event: Event) -> None:
         if getattr(event, "hidden", False):
             return
-        if policies.is_history_event(event):
-            self.state.history.append(event)
+        self.state_tracker.add_history(event)
         if isinstance(event, Action):
             self._handle_action(event)
         elif isinstance(event, Observation):
             self._handle_observation(event)
-        if policies.should_step(event, self.state.agent_state, self.delegate is not None):
+        if self.should_step(event):
             self._step_with_exception_handling()
+
+    def should_step(self, event: Event) -> bool:
+        """Whether ``event`` (already handled) is the agent's cue to take a step (agent.md §8.3)."""
+        return policies.should_step(event, self.state.agent_state, self.delegate is not None)
 
     def _handle_action(self, action: Action) -> None:
         handler = self._action_handlers().get(type(action))
@@ -277,7 +333,7 @@ class AgentController:
             logger.warning("Ignoring a change to unknown agent state %r", action.agent_state)
             return
         resuming = self.state.agent_state == AgentState.PAUSED and new_state == AgentState.RUNNING
-        self.set_agent_state_to(new_state)
+        self._set_state(new_state)
         if (
             resuming
             and self._pending_action is None
@@ -292,9 +348,9 @@ class AgentController:
             self._pending_action = recall
             self.event_stream.add_event(recall, EventSource.USER)
             if self.state.agent_state != AgentState.RUNNING:
-                self.set_agent_state_to(AgentState.RUNNING)
+                self._set_state(AgentState.RUNNING)
         elif action.wait_for_response:
-            self.set_agent_state_to(AgentState.AWAITING_USER_INPUT)
+            self._set_state(AgentState.AWAITING_USER_INPUT)
 
     def _recall_type_for(self, message: MessageAction) -> RecallType:
         """Workspace context for this controller's first user message, knowledge after."""
@@ -307,7 +363,7 @@ class AgentController:
 
     def _on_delegate(self, action: AgentDelegateAction) -> None:
         try:
-            self.start_delegate(action)
+            self._start_delegate(action)
         except Exception as exc:  # e.g. an unknown agent name: tell the user, don't hang
             logger.exception("Could not start delegate %s", action.agent)
             self._react_to_exception(exc)
@@ -316,12 +372,12 @@ class AgentController:
         if "task" in action.inputs:
             task = MessageAction(content="TASK: " + str(action.inputs["task"]))
             self.event_stream.add_event(task, EventSource.USER)
-            self.delegate.set_agent_state_to(AgentState.RUNNING)
+            self.delegate._set_state(AgentState.RUNNING)
 
     def _on_finish_or_reject(self, action: AgentFinishAction | AgentRejectAction) -> None:
         self.state.outputs = action.outputs
         done = AgentState.FINISHED if isinstance(action, AgentFinishAction) else AgentState.REJECTED
-        self.set_agent_state_to(done)
+        self._set_state(done)
 
     def _handle_observation(self, observation: Observation) -> None:
         pending = self._pending_action
@@ -332,28 +388,47 @@ class AgentController:
         self._pending_action = None
         next_state = policies.state_after_pending_observation(self.state.agent_state)
         if next_state is not None:
-            self.set_agent_state_to(next_state)
+            self._set_state(next_state)
 
     # --- stepping ----------------------------------------------------------------------------------
 
+    def step(self) -> None:
+        """Schedule one step as an asyncio task; the agent runs in a worker thread.
+
+        The task goes on the running loop, or (called from a thread without one) on the
+        loop the controller was built on. With neither, the step runs right here.
+        """
+        work = asyncio.to_thread(self._step_with_exception_handling)
+        running = _running_loop()
+        task: asyncio.Task[None] | concurrent.futures.Future[None]
+        if running is not None:
+            task = running.create_task(work)
+        elif self._loop is not None and self._loop.is_running():
+            task = asyncio.run_coroutine_threadsafe(work, self._loop)
+        else:
+            work.close()
+            self._step_with_exception_handling()
+            return
+        self._step_tasks.add(task)
+        task.add_done_callback(self._step_tasks.discard)
+
     def _step_with_exception_handling(self) -> None:
-        try:
-            self._step()
-        except Exception as exc:
-            logger.exception("Error while running the agent")
-            self._react_to_exception(reportable_exception(exc))
+        with self._step_lock:
+            try:
+                self._step()
+            except Exception as exc:
+                logger.exception("Error while running the agent")
+                self._react_to_exception(reportable_exception(exc))
 
     def _step(self) -> None:
         if self.state.agent_state != AgentState.RUNNING or self._pending_action is not None:
             return
-        self._update_budget_spent()
+        self.state_tracker.sync_budget_flag_with_metrics()
         if self._is_stuck():
             self._react_to_exception(AgentStuckInLoopError("Agent got stuck in a loop"))
             return
         try:
-            self.state.iteration_flag.step()
-            if self.state.budget_flag is not None:
-                self.state.budget_flag.step()
+            self.state_tracker.run_control_flags()
         except RuntimeError as limit_error:
             self._react_to_exception(limit_error)
             return
@@ -414,7 +489,7 @@ class AgentController:
         if awaiting:
             reason = policies.describe_held_action(action) if held_back else ""
             self._set_state(AgentState.AWAITING_USER_CONFIRMATION, reason)
-        action.llm_metrics = self.state.to_llm_metrics()
+        action.llm_metrics = self.state_tracker.get_metrics_snapshot()
         if held_back:
             # Its wire form cannot say "awaiting", so the runtime would run it: it stays
             # pending here until the user confirms (published then) or rejects it.
@@ -440,16 +515,6 @@ class AgentController:
         self.event_stream.add_event(action, EventSource.AGENT)
         return None
 
-    def _update_budget_spent(self) -> None:
-        if self.state.budget_flag is not None and self.conversation_stats is not None:
-            spent = self.conversation_stats.get_combined_metrics().accumulated_cost
-            self.state.budget_flag.current_value = spent
-
-    def _extend_limits(self) -> None:
-        self.state.iteration_flag.increase_limit(self.headless_mode)
-        if self.state.budget_flag is not None:
-            self.state.budget_flag.increase_limit(self.headless_mode)
-
     def _is_stuck(self) -> bool:
         if self.delegate is not None and self.delegate._is_stuck():
             return True
@@ -465,7 +530,7 @@ class AgentController:
                 self.status_callback("error", reaction.runtime_status, reaction.last_error)
             except Exception:
                 logger.exception("Status callback failed")
-        self.set_agent_state_to(reaction.state)
+        self._set_state(reaction.state)
 
     def _reset(self) -> None:
         """On STOPPED/ERROR: answer an unanswered tool action, drop it, reset the agent."""
@@ -481,8 +546,11 @@ class AgentController:
 
     # --- delegation ----------------------------------------------------------------------------------
 
-    def start_delegate(self, action: AgentDelegateAction) -> None:
+    async def start_delegate(self, action: AgentDelegateAction) -> None:
         """Hand the conversation to another agent until it finishes (shared limits)."""
+        self._start_delegate(action)
+
+    def _start_delegate(self, action: AgentDelegateAction) -> None:
         agent_cls = Agent.get_cls(action.agent)
         config = self.agent_configs.get(action.agent, self.agent.config)
         delegate_agent = agent_cls(config=config, llm_registry=self.agent.llm_registry)
@@ -504,8 +572,8 @@ class AgentController:
             agent=delegate_agent,
             event_stream=self.event_stream,
             conversation_stats=self.conversation_stats,
-            iteration_delta=self._initial_max_iterations,
-            budget_per_task_delta=self._initial_max_budget_per_task,
+            iteration_delta=self.max_iterations,
+            budget_per_task_delta=self.max_budget_per_task,
             agent_to_llm_config=self.agent_to_llm_config,
             agent_configs=self.agent_configs,
             initial_state=state,
@@ -515,6 +583,7 @@ class AgentController:
             confirmation_mode=parent.confirmation_mode,
             security_analyzer=self.security_analyzer,
         )
+        self.delegate.parent = self
 
     def end_delegate(self) -> None:
         """Close the delegate and report its result to the parent's agent."""
@@ -524,7 +593,7 @@ class AgentController:
         final_state = delegate.get_agent_state()
         outputs = dict(delegate.state.outputs)
         self.state.iteration_flag.current_value = delegate.state.iteration_flag.current_value
-        delegate.close()
+        delegate._close(set_stop_state=True)
         self.delegate = None
         content = policies.delegate_result_content(delegate.agent.name, final_state, outputs)
         observation = AgentDelegateObservation(content=content, outputs=outputs)
@@ -547,3 +616,10 @@ class AgentController:
 def _is_awaiting_confirmation(action: Action) -> bool:
     status = getattr(action, "confirmation_state", None)
     return status == ActionConfirmationStatus.AWAITING_CONFIRMATION
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None

@@ -31,11 +31,16 @@ class TextContent(BaseModel):
     text: str
     cache_prompt: bool = False
 
-    def to_llm_items(self) -> list[dict[str, Any]]:
+    @model_serializer
+    def serialize(self) -> dict[str, Any]:
+        """``model_dump()``: the LLM item, ``cache_control`` included when caching."""
         item: dict[str, Any] = {"type": "text", "text": self.text}
         if self.cache_prompt:
             item["cache_control"] = dict(EPHEMERAL_CACHE_CONTROL)
-        return [item]
+        return item
+
+    def to_llm_items(self) -> list[dict[str, Any]]:
+        return [self.serialize()]
 
 
 class ImageContent(BaseModel):
@@ -43,13 +48,19 @@ class ImageContent(BaseModel):
     image_urls: list[str]
     cache_prompt: bool = False
 
-    def to_llm_items(self) -> list[dict[str, Any]]:
+    @model_serializer
+    def serialize(self) -> list[dict[str, Any]]:
+        """``model_dump()``: a **list**, one LLM item per URL; the last one carries
+        ``cache_control`` when caching."""
         items: list[dict[str, Any]] = [
             {"type": "image_url", "image_url": {"url": url}} for url in self.image_urls
         ]
         if self.cache_prompt and items:
             items[-1]["cache_control"] = dict(EPHEMERAL_CACHE_CONTROL)
         return items
+
+    def to_llm_items(self) -> list[dict[str, Any]]:
+        return self.serialize()
 
 
 Content = TextContent | ImageContent

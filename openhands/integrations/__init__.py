@@ -1,1 +1,2 @@
-"""Git-provider integrations. For now only the data types the storage layer persists."""
+"""Git-provider integrations: tokens, the GitService seam, the GitHub/GitLab/Bitbucket
+services and ProviderHandler (see README.md)."""

@@ -19,11 +19,17 @@ import anyio
 import httpx2
 from mcp import Client
 from mcp.client.sse import sse_client
+from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, Tool
 
-from openhands.core.config.mcp_config import MCPSHTTPServerConfig, MCPSSEServerConfig
+from openhands.core.config.mcp_config import (
+    MCPSHTTPServerConfig,
+    MCPSSEServerConfig,
+    MCPStdioServerConfig,
+)
+from openhands.mcp.tool import MCPClientTool
 
 Transport = Literal["sse", "shttp"]
 
@@ -64,7 +70,8 @@ class RemoteMCPServer:
     @classmethod
     def from_config(cls, config: MCPSSEServerConfig | MCPSHTTPServerConfig) -> RemoteMCPServer:
         if isinstance(config, MCPSHTTPServerConfig):
-            return cls(config.url, "shttp", config.api_key, float(config.timeout))
+            timeout = None if config.timeout is None else float(config.timeout)
+            return cls(config.url, "shttp", config.api_key, timeout)
         return cls(config.url, "sse", config.api_key)
 
     def __str__(self) -> str:
@@ -88,11 +95,51 @@ def request_headers(api_key: str | None, conversation_id: str | None = None) -> 
 
 
 class MCPClient:
-    """Lists and calls the tools of one remote MCP server."""
+    """Lists and calls the tools of one MCP server.
 
-    def __init__(self, server: RemoteMCPServer, conversation_id: str | None = None) -> None:
+    Either construct it with a ``RemoteMCPServer`` or make an empty one and ``connect_http``
+    / ``connect_stdio`` it; connecting lists the server's tools into ``tools`` and
+    ``tool_map``. A stdio server is started afresh for every operation.
+    """
+
+    def __init__(
+        self, server: RemoteMCPServer | None = None, conversation_id: str | None = None
+    ) -> None:
         self.server = server
         self.conversation_id = conversation_id
+        self.stdio_server: MCPStdioServerConfig | None = None
+        self.tools: list[MCPClientTool] = []
+        self.tool_map: dict[str, MCPClientTool] = {}
+
+    @property
+    def description(self) -> str:
+        """Names the server for logs and errors, never with its key."""
+        if self.stdio_server is not None:
+            return f"stdio MCP server {self.stdio_server.name}"
+        return str(self.server) if self.server is not None else "unconnected MCP client"
+
+    async def connect_http(
+        self,
+        server: MCPSSEServerConfig | MCPSHTTPServerConfig,
+        conversation_id: str | None = None,
+        timeout: float = 30.0,
+    ) -> None:
+        """Use the SSE or streamable-HTTP ``server`` and list its tools."""
+        self.server = RemoteMCPServer.from_config(server)
+        self.stdio_server = None
+        if conversation_id is not None:
+            self.conversation_id = conversation_id
+        self._set_tools(await self.list_tools(timeout))
+
+    async def connect_stdio(self, server: MCPStdioServerConfig, timeout: float = 30.0) -> None:
+        """Use the stdio ``server`` (started on this host) and list its tools."""
+        self.server = None
+        self.stdio_server = server
+        self._set_tools(await self.list_tools(timeout))
+
+    def _set_tools(self, tools: list[Tool]) -> None:
+        self.tools = [MCPClientTool.from_mcp(tool) for tool in tools]
+        self.tool_map = {tool.name: tool for tool in self.tools}
 
     async def list_tools(self, timeout: float = LIST_TIMEOUT) -> list[Tool]:
         async def run(client: Client) -> list[Tool]:
@@ -101,15 +148,20 @@ class MCPClient:
         return await self._with_session(run, timeout)
 
     async def call_tool(
-        self, name: str, arguments: dict[str, Any], timeout: float | None = None
+        self, tool_name: str, args: dict[str, Any], timeout: float | None = None
     ) -> CallToolResult:
-        """Call ``name`` without looking at the listing first."""
+        """Call ``tool_name`` without looking at the listing first.
+
+        Raises MCPToolTimeoutError when the call runs out of time and MCPToolCallError
+        for a protocol error; a tool that fails gives a result with ``is_error``.
+        """
         deadline = self.call_timeout(timeout)
 
         async def run(client: Client) -> CallToolResult:
-            return await client.call_tool(name, arguments)
+            return await self._timed_call(client, tool_name, args, deadline)
 
-        return await self._with_session(run, LIST_TIMEOUT + deadline)
+        # The outer deadline covers connecting and a session that hangs while closing.
+        return await self._with_session(run, LIST_TIMEOUT + deadline + 5)
 
     async def call_tool_if_listed(
         self, name: str, arguments: dict[str, Any], timeout: float | None = None
@@ -127,24 +179,28 @@ class MCPClient:
                 listed = {tool.name for tool in await _all_tools(client)}
             if name not in listed:
                 return None
-            try:
-                with anyio.fail_after(deadline):
-                    return await client.call_tool(name, arguments)
-            except TimeoutError as error:
-                raise MCPToolTimeoutError(
-                    f"MCP tool '{name}' did not finish within {deadline:g} s on {self.server}"
-                ) from error
-            except MCPError as error:
-                raise MCPToolCallError(
-                    f"MCP tool '{name}' failed on {self.server}: {error.message}"
-                ) from error
+            return await self._timed_call(client, name, arguments, deadline)
 
-        # The outer deadline only catches a session that hangs while closing.
         return await self._with_session(run, LIST_TIMEOUT + deadline + 5)
+
+    async def _timed_call(
+        self, client: Client, name: str, arguments: dict[str, Any], deadline: float
+    ) -> CallToolResult:
+        try:
+            with anyio.fail_after(deadline):
+                return await client.call_tool(name, arguments)
+        except TimeoutError as error:
+            raise MCPToolTimeoutError(
+                f"MCP tool '{name}' did not finish within {deadline:g} s on {self.description}"
+            ) from error
+        except MCPError as error:
+            raise MCPToolCallError(
+                f"MCP tool '{name}' failed on {self.description}: {error.message}"
+            ) from error
 
     def call_timeout(self, requested: float | None) -> float:
         """The server's own call timeout wins; else the caller's; else the default."""
-        if self.server.call_timeout is not None:
+        if self.server is not None and self.server.call_timeout is not None:
             return self.server.call_timeout
         return requested if requested is not None else DEFAULT_CALL_TIMEOUT
 
@@ -154,23 +210,39 @@ class MCPClient:
                 async with self._session() as client:
                     return await operation(client)
         except TimeoutError as error:
-            raise MCPTimeoutError(f"{self.server} did not answer within {timeout:g} s") from error
+            raise MCPTimeoutError(
+                f"{self.description} did not answer within {timeout:g} s"
+            ) from error
         except Exception as error:
             # The transports run in task groups, so our own errors may come back wrapped.
             inner = _unwrap(error)
             if isinstance(inner, (MCPTimeoutError, MCPToolCallError)):
                 raise inner from error
-            raise MCPServerUnavailableError(f"{self.server}: {describe_error(error)}") from error
+            raise MCPServerUnavailableError(
+                f"{self.description}: {describe_error(error)}"
+            ) from error
 
     @asynccontextmanager
     async def _session(self) -> AsyncIterator[Client]:
-        headers = request_headers(self.server.api_key, self.conversation_id)
         async with AsyncExitStack() as stack:
-            if self.server.transport == "sse":
-                transport: Any = sse_client(self.server.url, headers=headers)
+            transport: Any
+            if self.stdio_server is not None:
+                params = StdioServerParameters(
+                    command=self.stdio_server.command,
+                    args=list(self.stdio_server.args),
+                    env=dict(self.stdio_server.env) or None,
+                )
+                transport = stdio_client(params)
+                mode = "legacy"
+            elif self.server is None:
+                raise MCPServerUnavailableError("the MCP client is not connected to a server")
+            elif self.server.transport == "sse":
+                headers = request_headers(self.server.api_key, self.conversation_id)
+                transport = sse_client(self.server.url, headers=headers)
                 # SSE is the handshake-era transport: skip the `server/discover` probe.
                 mode = "legacy"
             else:
+                headers = request_headers(self.server.api_key, self.conversation_id)
                 http = await stack.enter_async_context(
                     httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0))
                 )

@@ -7,21 +7,15 @@ from typing import Any
 
 from mcp_types import CallToolResult, Tool
 
+from openhands.mcp.tool import MCPClientTool
+
 # The only value of `resultType` an ordinary tool call gives; it says nothing to the model.
 _COMPLETE = "complete"
 
 
 def tool_to_schema(tool: Tool) -> dict[str, Any]:
     """The OpenAI function-calling schema of an MCP tool (agent.md §2.1)."""
-    return {
-        "type": "function",
-        "function": {
-            "name": tool.name,
-            # LiteLLM and some providers reject a null description.
-            "description": tool.description or "",
-            "parameters": tool.input_schema,
-        },
-    }
+    return MCPClientTool.from_mcp(tool).to_param()
 
 
 def result_to_json(result: CallToolResult) -> str:

@@ -1,19 +1,23 @@
 """MCP tools for the agent: find them at startup, call them when the agent asks.
 
-Only SSE and streamable-HTTP servers are spoken to from here. Stdio servers run inside
-the sandbox behind its MCP proxy (runtime.md §3.6), which the runtime's
-``get_mcp_config`` turns into one more SSE server once the sandbox serves it.
+A conversation's runtime speaks only to SSE and streamable-HTTP servers from here. Stdio
+servers run inside the sandbox behind its MCP proxy (runtime.md §3.6), which the runtime's
+``get_mcp_config`` turns into one more SSE server once the sandbox serves it; only a
+runtime without a sandbox asks ``fetch_mcp_tools_from_config`` to start them here.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
+import sys
+from collections.abc import Coroutine
 from typing import Any
-
-from mcp_types import CallToolResult, Tool
 
 from openhands.core.config.mcp_config import (
     MCPConfig,
+    MCPSHTTPServerConfig,
+    MCPSSEServerConfig,
     MCPStdioServerConfig,
     search_engine_stdio_server,
 )
@@ -27,8 +31,10 @@ from openhands.mcp.client import (
     MCPToolCallError,
     MCPToolTimeoutError,
     RemoteMCPServer,
+    describe_error,
 )
-from openhands.mcp.tools import result_to_json, tool_to_schema
+from openhands.mcp.error_collector import mcp_error_collector
+from openhands.mcp.tools import result_to_json
 
 
 def remote_servers(mcp_config: MCPConfig) -> list[RemoteMCPServer]:
@@ -39,87 +45,157 @@ def remote_servers(mcp_config: MCPConfig) -> list[RemoteMCPServer]:
     ]
 
 
-async def fetch_mcp_tools_from_config(
-    mcp_config: MCPConfig, conversation_id: str | None = None
-) -> list[dict[str, Any]]:
-    """The tool schemas of every reachable server, for the LLM.
+async def create_mcp_clients(
+    sse_servers: list[MCPSSEServerConfig],
+    shttp_servers: list[MCPSHTTPServerConfig],
+    conversation_id: str | None = None,
+    stdio_servers: list[MCPStdioServerConfig] | None = None,
+) -> list[MCPClient]:
+    """One connected client per server, in the given order (SSE, HTTP, then stdio).
 
-    Servers are asked in parallel. One that cannot be reached is logged and skipped: a
-    broken MCP server must never stop a conversation. When two servers offer the same
-    tool name, the first server in config order keeps it (calls go there too).
+    Servers are connected in parallel. One that cannot be reached is logged, recorded
+    in ``mcp_error_collector`` and skipped: a broken MCP server never stops a conversation.
     """
-    servers = remote_servers(mcp_config)
-    if not servers:
+    if sys.platform == "win32":
+        logger.info("MCP is not available on Windows; no MCP clients are created")
         return []
-    listings = await asyncio.gather(
-        *(_list_or_skip(MCPClient(server, conversation_id)) for server in servers)
-    )
+    attempts: list[tuple[str, str, Coroutine[Any, Any, None], MCPClient]] = []
+    http_servers: list[MCPSSEServerConfig | MCPSHTTPServerConfig] = [*sse_servers, *shttp_servers]
+    for http_server in http_servers:
+        client = MCPClient()
+        kind = "sse" if isinstance(http_server, MCPSSEServerConfig) else "shttp"
+        attempts.append(
+            (http_server.url, kind, client.connect_http(http_server, conversation_id), client)
+        )
+    for stdio_server in stdio_servers or []:
+        client = MCPClient()
+        attempts.append((stdio_server.name, "stdio", client.connect_stdio(stdio_server), client))
+    if not attempts:
+        return []
+    outcomes = await asyncio.gather(*(attempt[2] for attempt in attempts), return_exceptions=True)
+    clients: list[MCPClient] = []
+    for (name, kind, _, client), outcome in zip(attempts, outcomes, strict=True):
+        if isinstance(outcome, BaseException):
+            if not isinstance(outcome, Exception):
+                raise outcome  # cancellation and the like are not a server's failure
+            # Our own errors already name the server; anything else gets its type.
+            known = (MCPServerUnavailableError, MCPTimeoutError)
+            message = str(outcome) if isinstance(outcome, known) else describe_error(outcome)
+            logger.warning("Skipping MCP server %s: %s", name, message)
+            mcp_error_collector.add_error(
+                server_name=name,
+                server_type=kind,
+                error_message=f"Failed to connect to {kind} MCP server {name}",
+                exception_details=message,
+            )
+            continue
+        logger.info("%s offers %d MCP tools", client.description, len(client.tools))
+        clients.append(client)
+    return clients
+
+
+def convert_mcp_clients_to_tools(mcp_clients: list[MCPClient] | None) -> list[dict[str, Any]]:
+    """The OpenAI function schema of every tool of every client, in client order."""
+    if mcp_clients is None:
+        return []
+    return [tool.to_param() for client in mcp_clients for tool in client.tools]
+
+
+async def fetch_mcp_tools_from_config(
+    mcp_config: MCPConfig, conversation_id: str | None = None, use_stdio: bool = False
+) -> list[dict[str, Any]]:
+    """The tool schemas of every reachable server, for the LLM; ``[]`` on any error.
+
+    Stdio servers are started on this host only with ``use_stdio`` (elsewhere the sandbox
+    runs them). When two servers offer the same tool name, the first server in config
+    order keeps it (``call_tool_mcp`` sends calls there too).
+    """
+    try:
+        clients = await create_mcp_clients(
+            mcp_config.sse_servers,
+            mcp_config.shttp_servers,
+            conversation_id,
+            mcp_config.stdio_servers if use_stdio else None,
+        )
+        tools = convert_mcp_clients_to_tools(clients)
+    except Exception:
+        logger.exception("Could not fetch the MCP tools")
+        return []
     schemas: list[dict[str, Any]] = []
     seen: set[str] = set()
-    for server, tools in zip(servers, listings, strict=True):
-        for tool in tools:
-            if tool.name in seen:
-                logger.warning(
-                    "MCP tool %r of %s is shadowed by an earlier server", tool.name, server
-                )
-                continue
-            seen.add(tool.name)
-            schemas.append(tool_to_schema(tool))
+    for tool in tools:
+        name = tool["function"]["name"]
+        if name in seen:
+            logger.warning("MCP tool %r is shadowed by an earlier server", name)
+            continue
+        seen.add(name)
+        schemas.append(tool)
     return schemas
 
 
-async def _list_or_skip(client: MCPClient) -> list[Tool]:
-    try:
-        tools = await client.list_tools()
-    except (MCPServerUnavailableError, MCPTimeoutError) as error:
-        logger.warning("Skipping MCP server: %s", error)
-        return []
-    logger.info("%s offers %d MCP tools", client.server, len(tools))
-    return tools
+async def call_tool_mcp(mcp_clients: list[MCPClient], action: MCPAction) -> Observation:
+    """Call ``action``'s tool on the first client that lists it.
 
-
-async def call_tool_mcp(
-    mcp_config: MCPConfig,
-    action: MCPAction,
-    conversation_id: str | None = None,
-    timeout: float | None = None,
-) -> Observation:
-    """Run ``action`` on the first server that lists its tool.
-
-    Returns an MCPObservation holding the result's JSON (also when the tool itself failed:
-    the result then says ``isError`` and the model reads why), or an ErrorObservation
-    when no server offers the tool, the server cannot be reached, or the call times out.
-    ``timeout`` applies to servers whose config sets none (SSE servers).
+    The result, also of a tool that failed, becomes an MCPObservation with the result's
+    JSON. A call that times out or fails in the protocol gives an MCPObservation whose
+    JSON says ``isError`` and why. Raises ValueError when no client offers the tool.
     """
-    servers = remote_servers(mcp_config)
+    if sys.platform == "win32":
+        return ErrorObservation("MCP functionality is not available on Windows")
+    if not mcp_clients:
+        raise ValueError("No MCP clients found")
+    client = next((c for c in mcp_clients if action.name in c.tool_map), None)
+    if client is None:
+        raise ValueError(f"No matching MCP agent found for tool name: {action.name}")
+    try:
+        result = await client.call_tool(action.name, dict(action.arguments), action.timeout)
+    except MCPToolTimeoutError:
+        seconds = client.call_timeout(action.timeout)
+        return _error_observation(
+            action, f'Tool "{action.name}" timed out after {seconds:g} seconds'
+        )
+    except (MCPToolCallError, MCPServerUnavailableError, MCPTimeoutError) as error:
+        return _error_observation(action, str(error))
+    return MCPObservation(
+        content=result_to_json(result), name=action.name, arguments=dict(action.arguments)
+    )
+
+
+def _error_observation(action: MCPAction, error: str) -> MCPObservation:
+    content = json.dumps({"isError": True, "error": error, "content": []})
+    return MCPObservation(content=content, name=action.name, arguments=dict(action.arguments))
+
+
+async def call_tool_from_config(
+    mcp_config: MCPConfig, action: MCPAction, conversation_id: str | None = None
+) -> Observation:
+    """``call_tool_mcp`` on clients for the SSE and HTTP servers of ``mcp_config``.
+
+    What the runtime runs for an MCPAction: never raises for MCP trouble. No server, or
+    no reachable server offering the tool, gives an ErrorObservation that says so.
+    """
+    servers: list[MCPSSEServerConfig | MCPSHTTPServerConfig] = [
+        *mcp_config.sse_servers,
+        *mcp_config.shttp_servers,
+    ]
     if not servers:
         return ErrorObservation(
             f"MCP tool '{action.name}' cannot be called: no SSE or streamable-HTTP MCP "
             "servers are configured."
         )
-    unreachable: list[str] = []
-    for server in servers:
-        client = MCPClient(server, conversation_id)
-        try:
-            result = await client.call_tool_if_listed(action.name, action.arguments, timeout)
-        except (MCPToolTimeoutError, MCPToolCallError) as error:
-            return ErrorObservation(str(error))
-        except (MCPServerUnavailableError, MCPTimeoutError) as error:
-            logger.warning("MCP call of %r could not use a server: %s", action.name, error)
-            unreachable.append(str(error))
-            continue
-        if result is not None:
-            return _observation(action, result)
+    clients = await create_mcp_clients(
+        mcp_config.sse_servers, mcp_config.shttp_servers, conversation_id
+    )
+    try:
+        return await call_tool_mcp(clients, action)
+    except ValueError:
+        pass
     message = f"MCP tool '{action.name}' is not offered by any reachable MCP server."
+    reached = {client.server.url for client in clients if client.server is not None}
+    unreachable = [server.url for server in servers if server.url not in reached]
     if unreachable:
         message += " Unreachable: " + "; ".join(unreachable)
     return ErrorObservation(message)
-
-
-def _observation(action: MCPAction, result: CallToolResult) -> MCPObservation:
-    return MCPObservation(
-        content=result_to_json(result), name=action.name, arguments=dict(action.arguments)
-    )
 
 
 def extra_stdio_servers(memory: Any, search_api_key: str | None) -> list[MCPStdioServerConfig]:
@@ -135,26 +211,27 @@ def extra_stdio_servers(memory: Any, search_api_key: str | None) -> list[MCPStdi
     return servers
 
 
-async def add_mcp_tools_to_agent(
-    agent: Any, runtime: Any, memory: Any = None
-) -> list[dict[str, Any]]:
-    """Find the MCP tools of this conversation and give them to the agent.
+async def add_mcp_tools_to_agent(agent: Any, runtime: Any, memory: Any = None) -> MCPConfig:
+    """Find the MCP tools of this conversation, give them to the agent, return the config.
 
     The runtime decides the final server list (it adds its sandbox proxy for stdio
-    servers). Returns the tool schemas found; the agent may skip some (built-in names win).
+    servers); only a runtime without a sandbox (``cli``) has stdio servers started here.
+    When the runtime cannot give a config the agent keeps its built-in tools only and
+    the returned config is empty.
     """
     search_key = getattr(runtime.config, "search_api_key", None)
     extra = extra_stdio_servers(
         memory, search_key.get_secret_value() if search_key is not None else None
     )
     try:
-        mcp_config = await asyncio.to_thread(runtime.get_mcp_config, extra)
-        tools = await fetch_mcp_tools_from_config(mcp_config, conversation_id=runtime.sid)
+        mcp_config: MCPConfig = await asyncio.to_thread(runtime.get_mcp_config, extra)
     except Exception:
         # MCP is an extra: the conversation goes on with the built-in tools.
         logger.exception("Could not load MCP tools; going on without them")
-        return []
+        return MCPConfig()
+    use_stdio = getattr(runtime.config, "runtime", None) == "cli"
+    tools = await fetch_mcp_tools_from_config(mcp_config, runtime.sid, use_stdio=use_stdio)
     agent.set_mcp_tools(tools)
     if tools:
         logger.info("Gave %d MCP tools to %s", len(tools), getattr(agent, "name", "the agent"))
-    return tools
+    return mcp_config

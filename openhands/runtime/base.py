@@ -9,6 +9,7 @@ the sandbox; dispatch, environment setup, repository setup and microagent loadin
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import copy
 import json
@@ -59,6 +60,7 @@ from openhands.events.observation import (
 from openhands.events.serialization.registry import ACTION_TYPE_TO_CLASS
 from openhands.events.stream import EventStream, EventStreamSubscriber
 from openhands.runtime.runtime_status import RuntimeStatus
+from openhands.runtime.utils.git_handler import CommandResult, GitHandler
 from openhands.storage.locations import get_conversation_dir
 
 if TYPE_CHECKING:
@@ -122,6 +124,9 @@ class Runtime(ABC):
         self._shown_only_ids: set[int] = set()
         self._shown_only_lock = threading.Lock()
         self._closed = False
+        # Built on first use: subclasses may only know their scripts dir once connected.
+        self._git_handler: GitHandler | None = None
+        self._git_lock = threading.Lock()
         self.event_stream.subscribe(EventStreamSubscriber.RUNTIME, self.on_event, self.sid)
         atexit.register(self._close_at_exit)
 
@@ -206,7 +211,10 @@ class Runtime(ABC):
                 self._export_provider_tokens()
         try:
             if isinstance(action, MCPAction):
-                observation = self.call_tool_mcp(action)
+                # Subscriber threads have no running loop: the call gets one of its own.
+                from openhands.controller.sync_bridge import run_coroutine_blocking
+
+                observation = run_coroutine_blocking(self.call_tool_mcp(action))
             else:
                 observation = self.run_action(action)
         except PermissionError as e:
@@ -322,16 +330,14 @@ class Runtime(ABC):
     @abstractmethod
     def list_files(self, path: str | None = None) -> list[str]: ...
 
-    def call_tool_mcp(self, action: MCPAction) -> Observation:
+    async def call_tool_mcp(self, action: MCPAction) -> Observation:
         """Call an MCP tool from the host (runtime.md §10.8); never raises for MCP trouble."""
         # Imported here: the MCP SDK is only loaded by conversations that use it.
-        from openhands.controller.sync_bridge import run_coroutine_blocking
-        from openhands.mcp.utils import call_tool_mcp
+        from openhands.mcp.utils import call_tool_from_config
 
-        config = self.get_mcp_config()
-        return run_coroutine_blocking(
-            call_tool_mcp(config, action, conversation_id=self.sid, timeout=action.timeout)
-        )
+        # get_mcp_config may hand stdio servers to the sandbox over blocking HTTP.
+        config = await asyncio.to_thread(self.get_mcp_config)
+        return await call_tool_from_config(config, action, conversation_id=self.sid)
 
     def get_mcp_config(
         self, extra_stdio_servers: list[MCPStdioServerConfig] | None = None
@@ -548,37 +554,37 @@ class Runtime(ABC):
             raise AgentRuntimeError(obs.content)
         return obs
 
+    @property
+    def git_handler(self) -> GitHandler:
+        """Runs the git helper scripts through this runtime's hidden static commands."""
+        if self._git_handler is None:
+            self._git_handler = GitHandler(
+                self._git_shell, self._git_create_file, scripts_dir=self.helper_scripts_dir
+            )
+        return self._git_handler
+
+    def _git_shell(self, command: str, cwd: str | None) -> CommandResult:
+        obs = self._run_static(command, cwd)
+        return CommandResult(obs.content, obs.exit_code)
+
+    def _git_create_file(self, path: str, content: str) -> int:
+        obs = self.write(FileWriteAction(path, content))
+        return -1 if isinstance(obs, ErrorObservation) else 0
+
     def get_git_changes(self, cwd: str) -> list[dict[str, str]] | None:
-        script = self._ensure_script("git_changes.py")
-        obs = self._run_static(f"python3 {shlex.quote(script)}", cwd)
-        if obs.exit_code != 0:
-            return None
-        return json.loads(obs.content.strip() or "[]")
+        with self._git_lock:
+            self.git_handler.set_cwd(cwd)
+            return self.git_handler.get_git_changes()
 
     def get_git_diff(self, file_path: str, cwd: str) -> dict[str, str]:
-        script = self._ensure_script("git_diff.py")
-        obs = self._run_static(f"python3 {shlex.quote(script)} {shlex.quote(file_path)}", cwd)
-        if obs.exit_code != 0:
-            raise AgentRuntimeError(f"git diff failed: {obs.content}")
-        return json.loads(obs.content.strip())
+        with self._git_lock:
+            self.git_handler.set_cwd(cwd)
+            return self.git_handler.get_git_diff(file_path)
 
     def get_workspace_branch(self, repo_path: str | None = None) -> str | None:
-        cwd = repo_path or str(self.workspace_root)
-        obs = self._run_static("git branch --show-current", cwd)
-        branch = obs.content.strip()
-        return branch if obs.exit_code == 0 and branch else None
-
-    def _ensure_script(self, name: str) -> str:
-        """Path of a helper script inside the sandbox, uploading it when it is missing."""
-        remote_dir = self.helper_scripts_dir
-        remote = f"{remote_dir}/{name}"
-        check = self._run_static(f"test -f {shlex.quote(remote)}", None)
-        if check.exit_code == 0:
-            return remote
-        local = Path(__file__).parent / "utils" / name
-        tmp = self._run_static("mktemp -d", None).content.strip()
-        self.copy_to(str(local), tmp)
-        return f"{tmp}/{name}"
+        with self._git_lock:
+            self.git_handler.set_cwd(repo_path or str(self.workspace_root))
+            return self.git_handler.get_current_branch()
 
     @property
     def helper_scripts_dir(self) -> str:

@@ -6,6 +6,7 @@ LocalRuntime runs the same path in ``tests/integration/test_mcp.py``."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator
 
@@ -46,11 +47,11 @@ def test_stdio_server_runs_in_the_sandbox_behind_its_proxy(sandbox: Sandbox) -> 
     proxy = f"{runtime.action_execution_server_url}/mcp/sse"
     assert [s.url for s in config.sse_servers] == [proxy]
 
-    obs = runtime.call_tool_mcp(MCPAction(name="add", arguments={"a": 20, "b": 22}))
+    obs = asyncio.run(runtime.call_tool_mcp(MCPAction(name="add", arguments={"a": 20, "b": 22})))
     assert isinstance(obs, MCPObservation), obs
     assert json.loads(obs.content)["content"][0]["text"] == "42"
 
     # A tool no server offers: a clear error, not an exception.
-    missing = runtime.call_tool_mcp(MCPAction(name="no_such_tool", arguments={}))
+    missing = asyncio.run(runtime.call_tool_mcp(MCPAction(name="no_such_tool", arguments={})))
     assert isinstance(missing, ErrorObservation)
     assert "no_such_tool" in missing.content

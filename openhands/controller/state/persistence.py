@@ -168,6 +168,7 @@ _LEGACY_CLASSES: dict[tuple[str, str], Any] = {
     ("copyreg", "_reconstructor"): __import__("copyreg")._reconstructor,
     ("copyreg", "__newobj__"): __import__("copyreg").__newobj__,
     ("builtins", "object"): object,
+    ("builtins", "dict"): dict,
     ("builtins", "set"): set,
     ("builtins", "frozenset"): frozenset,
 }
@@ -179,6 +180,10 @@ class _LegacyUnpickler(pickle.Unpickler):
     def find_class(self, module: str, name: str) -> Any:
         if (module, name) == ("openhands.controller.state.state", "State"):
             return _LegacyState
+        if (module, name) == ("openhands.controller.state.state", "TrafficControlState"):
+            from openhands.controller.state.state import TrafficControlState
+
+            return TrafficControlState
         if module == "openhands.llm.metrics" and name in {"Cost", "ResponseLatency", "TokenUsage"}:
             from openhands.llm import metrics
 
@@ -221,47 +226,15 @@ def _decode_legacy_pickle(text: str) -> State:
 
 
 def _state_from_legacy_attrs(attrs: dict[str, Any]) -> State:
-    from openhands.controller.state.state import State
+    from openhands.controller.state.state import State, upgrade_legacy_attrs
 
+    upgraded = upgrade_legacy_attrs(attrs)
     state = State()
-    for name in (
-        "session_id",
-        "user_id",
-        "budget_flag",
-        "confirmation_mode",
-        "inputs",
-        "outputs",
-        "agent_state",
-        "resume_state",
-        "delegate_level",
-        "start_id",
-        "end_id",
-        "parent_metrics_snapshot",
-        "parent_iteration",
-        "extra_data",
-        "last_error",
-        "metrics",
-    ):
-        if name in attrs:
-            setattr(state, name, attrs[name])
-    if isinstance(attrs.get("iteration_flag"), IterationControlFlag):
-        state.iteration_flag = attrs["iteration_flag"]
-    elif "iteration" in attrs:
-        # Oldest format: plain counters instead of a flag.
-        limit = int(attrs.get("max_iterations", 100))
-        state.iteration_flag = IterationControlFlag(
-            limit_increase_amount=limit, current_value=int(attrs["iteration"]), max_value=limit
-        )
-    for metrics in (state.metrics, state.parent_metrics_snapshot):
-        _fix_legacy_metrics(metrics)
+    for name in state.__dataclass_fields__:
+        if name in upgraded and name not in ("history", "conversation_stats"):
+            setattr(state, name, upgraded[name])
+    if not isinstance(state.iteration_flag, IterationControlFlag):
+        state.iteration_flag = State().iteration_flag
     if not isinstance(state.agent_state, AgentState):
         state.agent_state = AgentState(state.agent_state)
     return state
-
-
-def _fix_legacy_metrics(metrics: Metrics | None) -> None:
-    """The reference keeps the budget in `_max_budget_per_task`; ours has no underscore."""
-    if metrics is None:
-        return
-    if "_max_budget_per_task" in vars(metrics):
-        metrics.max_budget_per_task = vars(metrics).pop("_max_budget_per_task")

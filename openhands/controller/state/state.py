@@ -7,6 +7,7 @@ the rest is saved as versioned JSON (see :mod:`openhands.controller.state.persis
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from openhands.controller.state.control_flags import BudgetControlFlag, IterationControlFlag
@@ -31,6 +32,27 @@ RESUMABLE_STATES = frozenset(
         AgentState.FINISHED,
     }
 )
+
+
+# Fields of older States. They load from old saves and are never written again.
+DEPRECATED_FIELDS = (
+    "iteration",
+    "local_iteration",
+    "max_iterations",
+    "traffic_control_state",
+    "local_metrics",
+    "delegates",
+)
+# Derived caches: rebuilt from the history, never saved.
+_CACHE_FIELDS = ("_view", "_view_history_len")
+
+
+class TrafficControlState(str, Enum):
+    """Kept only so that old saved states holding ``traffic_control_state`` still load."""
+
+    NORMAL = "normal"
+    THROTTLING = "throttling"
+    PAUSED = "paused"
 
 
 def _default_iteration_flag() -> IterationControlFlag:
@@ -66,11 +88,35 @@ class State:
     last_error: str = ""
     metrics: Metrics = field(default_factory=Metrics)
 
+    # Deprecated (see DEPRECATED_FIELDS): loaded from old saves, dropped on save.
+    iteration: int | None = None
+    local_iteration: int | None = None
+    max_iterations: int | None = None
+    traffic_control_state: TrafficControlState | None = None
+    local_metrics: Metrics | None = None
+    delegates: dict[Any, Any] | None = None
+
     # The condenser view, cached by the history length it was built from.
     _view: View | None = field(default=None, init=False, repr=False, compare=False)
     _view_history_len: int = field(default=-1, init=False, repr=False, compare=False)
 
     # --- persistence ----------------------------------------------------------------------
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What a pickle keeps: no history (rebuilt from the stream), no view cache, no
+        deprecated fields, and no conversation stats (they are saved on their own)."""
+        attrs = dict(self.__dict__)
+        attrs["history"] = []
+        attrs["conversation_stats"] = None
+        for name in DEPRECATED_FIELDS + _CACHE_FIELDS:
+            attrs.pop(name, None)
+        return attrs
+
+    def __setstate__(self, attrs: dict[str, Any]) -> None:
+        """Load a pickle of this or an older State (counters become control flags)."""
+        fresh = State()
+        self.__dict__.update(fresh.__dict__)
+        self.__dict__.update(upgrade_legacy_attrs(attrs))
 
     def save_to_session(self, sid: str, file_store: FileStore, user_id: str | None) -> None:
         """Write the state (without history) and the conversation stats to the store."""
@@ -168,3 +214,43 @@ class State:
             "trace_user_id": self.user_id,
             "tags": [f"model:{model_name}", f"agent:{agent_name}"],
         }
+
+
+def upgrade_legacy_attrs(attrs: dict[str, Any]) -> dict[str, Any]:
+    """An old State's attributes in today's shape (a new dict; ``attrs`` is left alone).
+
+    States saved before the control flags had plain counters: ``iteration`` and
+    ``max_iterations`` become the ``iteration_flag``; a budget kept on the metrics becomes
+    the ``budget_flag``. The history and the view cache are never taken from a save.
+    """
+    upgraded = {k: v for k, v in attrs.items() if k not in _CACHE_FIELDS}
+    upgraded["history"] = []
+    if not isinstance(upgraded.get("iteration_flag"), IterationControlFlag):
+        if upgraded.get("iteration") is not None or upgraded.get("max_iterations") is not None:
+            limit = int(upgraded.get("max_iterations") or DEFAULT_ITERATION_LIMIT)
+            upgraded["iteration_flag"] = IterationControlFlag(
+                limit_increase_amount=limit,
+                current_value=int(upgraded.get("iteration") or 0),
+                max_value=limit,
+            )
+        else:
+            upgraded.pop("iteration_flag", None)
+    for name in ("metrics", "parent_metrics_snapshot"):
+        _fix_legacy_metrics(upgraded.get(name))
+    metrics = upgraded.get("metrics")
+    if "budget_flag" not in upgraded and isinstance(metrics, Metrics):
+        # Saved before the budget flag existed: the budget was kept on the metrics.
+        budget = metrics.max_budget_per_task
+        if budget:
+            upgraded["budget_flag"] = BudgetControlFlag(
+                limit_increase_amount=budget,
+                current_value=metrics.accumulated_cost,
+                max_value=budget,
+            )
+    return upgraded
+
+
+def _fix_legacy_metrics(metrics: Any) -> None:
+    """The reference keeps the budget in ``_max_budget_per_task``; ours has no underscore."""
+    if isinstance(metrics, Metrics) and "_max_budget_per_task" in vars(metrics):
+        metrics.max_budget_per_task = vars(metrics).pop("_max_budget_per_task")

@@ -11,7 +11,13 @@ from openhands.core.config.agent_config import (
     load_class,
     register_agent_config_model,
 )
-from openhands.core.config.arg_utils import get_parser, parse_arguments
+from openhands.core.config.arg_utils import (
+    get_cli_parser,
+    get_evaluation_parser,
+    get_headless_parser,
+    get_parser,
+    parse_arguments,
+)
 from openhands.core.config.cli_config import CLIConfig
 from openhands.core.config.condenser_config import (
     AmortizedForgettingCondenserConfig,
@@ -32,6 +38,7 @@ from openhands.core.config.config_utils import (
     EXPOSE_SECRETS,
     OH_DEFAULT_AGENT,
     OH_MAX_ITERATIONS,
+    get_field_info,
     model_defaults_to_dict,
     reveal,
 )
@@ -44,6 +51,8 @@ from openhands.core.config.mcp_config import (
     MCPSHTTPServerConfig,
     MCPSSEServerConfig,
     MCPStdioServerConfig,
+    OpenHandsMCPConfig,
+    OpenHandsMCPConfigImpl,
 )
 from openhands.core.config.model_routing_config import ModelRoutingConfig
 from openhands.core.config.openhands_config import AppConfig, OpenHandsConfig
@@ -53,6 +62,8 @@ from openhands.core.config.toml_loader import (
     get_agent_config_arg,
     get_condenser_config_arg,
     get_llm_config_arg,
+    get_llms_for_routing_config,
+    get_model_routing_config_arg,
     load_from_toml,
 )
 from openhands.core.config.utils import (
@@ -87,6 +98,8 @@ __all__ = [
     "NoOpCondenserConfig",
     "ObservationMaskingCondenserConfig",
     "OpenHandsConfig",
+    "OpenHandsMCPConfig",
+    "OpenHandsMCPConfigImpl",
     "RecentEventsCondenserConfig",
     "SandboxConfig",
     "SecurityConfig",
@@ -96,8 +109,14 @@ __all__ = [
     "create_condenser_config",
     "finalize_config",
     "get_agent_config_arg",
+    "get_cli_parser",
     "get_condenser_config_arg",
+    "get_evaluation_parser",
+    "get_field_info",
+    "get_headless_parser",
     "get_llm_config_arg",
+    "get_llms_for_routing_config",
+    "get_model_routing_config_arg",
     "get_parser",
     "load_class",
     "load_from_env",

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+import types
+from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel, PlainSerializer, SecretStr, SerializationInfo
+from pydantic.fields import FieldInfo
 
 OH_DEFAULT_AGENT = "CodeActAgent"
 OH_MAX_ITERATIONS = 500
@@ -32,17 +34,37 @@ def reveal(value: SecretStr | str | None) -> str | None:
     return value.get_secret_value() if isinstance(value, SecretStr) else value
 
 
+def get_field_info(field: FieldInfo) -> dict[str, Any]:
+    """``{'type', 'optional', 'default'}`` of a model field; ``X | None`` is type X, optional."""
+    annotation = _strip_annotated(field.annotation)
+    optional = False
+    if get_origin(annotation) in (Union, types.UnionType):
+        members = [arg for arg in get_args(annotation) if arg is not type(None)]
+        optional = len(members) < len(get_args(annotation))
+        if optional and len(members) == 1:
+            annotation = _strip_annotated(members[0])
+    type_name = getattr(annotation, "__name__", None) or str(annotation)
+    return {
+        "type": type_name.lower(),
+        "optional": optional,
+        "default": field.get_default(call_default_factory=True),
+    }
+
+
+def _strip_annotated(annotation: Any) -> Any:
+    while get_origin(annotation) is Annotated:
+        annotation = get_args(annotation)[0]
+    return annotation
+
+
 def model_defaults_to_dict(model: BaseModel) -> dict[str, Any]:
-    """Describe each field of `model` as {type, default, description}, nesting sub-models."""
+    """`get_field_info` of each field of `model`; a field holding a model is described by
+    a nested dict of its own fields."""
     result: dict[str, Any] = {}
     for name, field in type(model).model_fields.items():
         value = getattr(model, name)
         if isinstance(value, BaseModel):
             result[name] = model_defaults_to_dict(value)
-            continue
-        result[name] = {
-            "type": getattr(field.annotation, "__name__", str(field.annotation)),
-            "default": field.get_default(call_default_factory=True),
-            "description": field.description,
-        }
+        else:
+            result[name] = get_field_info(field)
     return result

@@ -12,7 +12,7 @@ import types
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-from pydantic import BaseModel, SecretStr, TypeAdapter, ValidationError
+from pydantic import BaseModel, RootModel, SecretStr, TypeAdapter, ValidationError
 
 from openhands.core.config.llm_config import LLMConfig
 from openhands.core.config.openhands_config import OpenHandsConfig
@@ -64,6 +64,8 @@ def apply_env_to_model(model: BaseModel, env: Mapping[str, str], prefix: str = "
     changed: set[str] = set()
     for name, field in type(model).model_fields.items():
         value = getattr(model, name)
+        if isinstance(value, RootModel):
+            continue  # free-form sections (`extended`) have no env vars
         if isinstance(value, BaseModel):
             apply_env_to_model(value, env, prefix=f"{name.upper()}_")
             continue

@@ -4,25 +4,40 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import Field, RootModel
 
 
-class ExtendedConfig(BaseModel):
-    """Arbitrary keys, reachable as attributes, with `[]` or with `get`."""
+class ExtendedConfig(RootModel[dict[str, Any]]):
+    """A plain dict (``.root``) whose keys are also reachable as attributes and with ``[]``."""
 
-    model_config = ConfigDict(extra="allow")
+    root: dict[str, Any] = Field(default_factory=dict)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ExtendedConfig:
+        return cls(dict(data))
+
+    def __str__(self) -> str:
+        fields = ", ".join(f"{key}={value!r}" for key, value in self.root.items())
+        return f"{type(self).__name__}({fields})"
+
+    __repr__ = __str__
 
     def __getitem__(self, key: str) -> Any:
-        extra = self.__pydantic_extra__ or {}
-        if key not in extra:
-            raise KeyError(key)
-        return extra[key]
+        return self.root[key]
+
+    def __getattr__(self, key: str) -> Any:
+        # Only called when normal lookup fails. Read `root` from __dict__: during copy or
+        # unpickling it may not be set yet, and `self.root` would recurse into here.
+        root = self.__dict__.get("root")
+        if isinstance(root, dict) and key in root:
+            return root[key]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{key}'")
 
     def __contains__(self, key: object) -> bool:
-        return key in (self.__pydantic_extra__ or {})
+        return key in self.root
 
     def get(self, key: str, default: Any = None) -> Any:
-        return (self.__pydantic_extra__ or {}).get(key, default)
+        return self.root.get(key, default)
 
     def to_dict(self) -> dict[str, Any]:
-        return dict(self.__pydantic_extra__ or {})
+        return dict(self.root)

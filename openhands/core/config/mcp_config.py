@@ -2,15 +2,30 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
+from openhands.utils.import_utils import get_impl
+
+if TYPE_CHECKING:
+    from openhands.core.config.openhands_config import OpenHandsConfig
+
+MCP_CONFIG_CLS_ENV = "OPENHANDS_MCP_CONFIG_CLS"
 ALLOWED_URL_SCHEMES = frozenset({"http", "https", "ws", "wss"})
 _SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 _CONFIG = ConfigDict(extra="forbid", validate_assignment=True)
 
@@ -57,7 +72,9 @@ class MCPSHTTPServerConfig(BaseModel):
 
     url: str
     api_key: str | None = Field(default=None, repr=False)
-    timeout: int = Field(default=60, ge=1, le=3600, description="Seconds per tool call.")
+    timeout: int | None = Field(
+        default=60, description="Seconds per tool call; None: no limit of the server's own."
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -68,6 +85,17 @@ class MCPSHTTPServerConfig(BaseModel):
     @classmethod
     def _valid_url(cls, value: str) -> str:
         return _check_url(value)
+
+    @field_validator("timeout")
+    @classmethod
+    def _valid_timeout(cls, value: int | None) -> int | None:
+        if value is None:
+            return None
+        if value <= 0:
+            raise ValueError("Timeout must be positive")
+        if value > 3600:
+            raise ValueError("Timeout cannot exceed 3600 seconds")
+        return value
 
 
 class MCPStdioServerConfig(BaseModel):
@@ -118,26 +146,55 @@ class MCPStdioServerConfig(BaseModel):
         env: dict[str, str] = {}
         for pair in filter(None, (p.strip() for p in value.split(","))):
             key, sep, val = pair.partition("=")
-            if not sep or not key.strip():
+            key = key.strip()
+            if not sep or not key:
                 raise ValueError(f"Invalid MCP stdio env entry {pair!r}; expected KEY=VALUE")
-            env[key.strip()] = val
+            if not _ENV_NAME.match(key):
+                raise ValueError(
+                    f"Invalid environment variable name {key!r}: use letters, digits and '_', "
+                    "not starting with a digit"
+                )
+            env[key] = val
         return env
 
 
 class MCPConfig(BaseModel):
+    """The `[mcp]` section. Construction checks each server; `validate_servers` checks the
+    set (the config file loader runs it; merged settings may repeat a server)."""
+
     model_config = _CONFIG
 
     sse_servers: list[MCPSSEServerConfig] = Field(default_factory=list)
     stdio_servers: list[MCPStdioServerConfig] = Field(default_factory=list)
     shttp_servers: list[MCPSHTTPServerConfig] = Field(default_factory=list)
 
-    @model_validator(mode="after")
-    def _unique_sse_urls(self) -> MCPConfig:
+    def validate_servers(self) -> None:
+        """Raise ValueError for a repeated SSE URL or a URL without scheme or host."""
         urls = [server.url for server in self.sse_servers]
-        duplicates = sorted({url for url in urls if urls.count(url) > 1})
-        if duplicates:
-            raise ValueError(f"Duplicate MCP SSE server URLs: {', '.join(duplicates)}")
-        return self
+        if len(set(urls)) != len(urls):
+            raise ValueError("Duplicate MCP server URLs are not allowed")
+        for url in urls:
+            parsed = urlparse(url)
+            if not parsed.scheme or not parsed.netloc:
+                raise ValueError(f"Invalid URL {url!r}: it needs a scheme and a host")
+
+    @classmethod
+    def from_toml_section(cls, data: dict[str, Any]) -> dict[str, MCPConfig]:
+        """``{'mcp': MCPConfig}`` from the `[mcp]` table; ValueError when it is invalid."""
+        try:
+            config = cls.model_validate(data)
+        except ValidationError as exc:
+            raise ValueError(f"Invalid MCP configuration: {exc}") from exc
+        config.validate_servers()
+        return {"mcp": config}
+
+    def merge(self, other: MCPConfig) -> MCPConfig:
+        """A new config with `self`'s servers followed by `other`'s, per transport."""
+        return MCPConfig(
+            sse_servers=[*self.sse_servers, *other.sse_servers],
+            stdio_servers=[*self.stdio_servers, *other.stdio_servers],
+            shttp_servers=[*self.shttp_servers, *other.shttp_servers],
+        )
 
 
 # --- servers that OpenHands adds by itself ------------------------------------------------
@@ -161,3 +218,30 @@ def search_engine_stdio_server(search_api_key: str | None) -> MCPStdioServerConf
 def default_shttp_server(mcp_host: str, api_key: str | None = None) -> MCPSHTTPServerConfig:
     """The app's own MCP endpoint (`http://<mcp_host>/mcp/mcp`)."""
     return MCPSHTTPServerConfig(url=f"http://{mcp_host}/mcp/mcp", api_key=api_key)
+
+
+# --- the extension point: which servers every conversation gets ---------------------------
+
+
+class OpenHandsMCPConfig:
+    """The MCP servers OpenHands adds to every conversation. Replace it by naming a subclass
+    in ``OPENHANDS_MCP_CONFIG_CLS``; use it through ``OpenHandsMCPConfigImpl``."""
+
+    @staticmethod
+    def add_search_engine(app_config: OpenHandsConfig) -> MCPStdioServerConfig | None:
+        """The Tavily search server when the config has a Tavily key, else None."""
+        key = app_config.search_api_key
+        return search_engine_stdio_server(key.get_secret_value() if key else None)
+
+    @staticmethod
+    def create_default_mcp_server_config(
+        host: str, config: OpenHandsConfig, user_id: str | None = None
+    ) -> tuple[MCPSHTTPServerConfig | None, list[MCPStdioServerConfig]]:
+        """The app's own streamable-HTTP server on `host`, and the stdio servers to add."""
+        search = OpenHandsMCPConfig.add_search_engine(config)
+        return default_shttp_server(host), [search] if search else []
+
+
+OpenHandsMCPConfigImpl: type[OpenHandsMCPConfig] = get_impl(
+    OpenHandsMCPConfig, os.environ.get(MCP_CONFIG_CLS_ENV) or None
+)

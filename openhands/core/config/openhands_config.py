@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import os
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from openhands.core.config.agent_config import DEFAULT_AGENT_SECTION, AgentConfig
 from openhands.core.config.cli_config import CLIConfig
-from openhands.core.config.config_utils import OH_DEFAULT_AGENT, OH_MAX_ITERATIONS, Secret
+from openhands.core.config.config_utils import (
+    OH_DEFAULT_AGENT,
+    OH_MAX_ITERATIONS,
+    Secret,
+    model_defaults_to_dict,
+)
 from openhands.core.config.extended_config import ExtendedConfig
 from openhands.core.config.kubernetes_config import KubernetesConfig
 from openhands.core.config.llm_config import DEFAULT_LLM_SECTION, LLMConfig
@@ -79,6 +85,15 @@ class OpenHandsConfig(BaseModel):
     mcp_host: str = Field(default_factory=_default_mcp_host)
     git_user_name: str = Field(default="openhands")
     git_user_email: str = Field(default="openhands@all-hands.dev")
+
+    # Per field {type, optional, default} (nested models recurse), filled by the first
+    # instance; UIs and docs read it to show what can be configured.
+    defaults_dict: ClassVar[dict[str, Any]] = {}
+
+    def model_post_init(self, context: Any, /) -> None:
+        super().model_post_init(context)
+        if not OpenHandsConfig.defaults_dict:
+            OpenHandsConfig.defaults_dict = model_defaults_to_dict(self)
 
     # --- named LLM configs ---------------------------------------------------------
 

@@ -48,8 +48,8 @@ def read_toml(toml_file: str) -> dict[str, Any] | None:
         return None
 
 
-def validate_section(section_name: str, model: type[ModelT], data: Any) -> ModelT:
-    """Validate a whole section; any problem is a ValueError naming the section and keys."""
+def check_section_keys(section_name: str, model: type[BaseModel], data: Any) -> None:
+    """A ConfigurationError unless `data` is a table whose keys are all fields of `model`."""
     if not isinstance(data, dict):
         raise ConfigurationError(f"[{section_name}] in config.toml must be a table")
     unknown = sorted(set(data) - set(model.model_fields))
@@ -57,6 +57,11 @@ def validate_section(section_name: str, model: type[ModelT], data: Any) -> Model
         raise ConfigurationError(
             f"Unknown key(s) in [{section_name}] of config.toml: {', '.join(unknown)}"
         )
+
+
+def validate_section(section_name: str, model: type[ModelT], data: Any) -> ModelT:
+    """Validate a whole section; any problem is a ValueError naming the section and keys."""
+    check_section_keys(section_name, model, data)
     try:
         return model.model_validate(data)
     except ValidationError as exc:
@@ -96,8 +101,12 @@ def _load_model_routing(cfg: OpenHandsConfig, section: dict[str, Any]) -> None:
     except ValidationError as exc:
         openhands_logger.warning("Invalid [model_routing] section; ignored: %s", exc)
         return
-    routing.llms_for_routing = {name: llm for name, llm in cfg.llms.items() if llm.for_routing}
+    routing.llms_for_routing = _routing_llms(cfg.llms)
     cfg.get_agent_config().model_routing = routing
+
+
+def _routing_llms(llms: dict[str, LLMConfig]) -> dict[str, LLMConfig]:
+    return {name: llm for name, llm in llms.items() if llm.for_routing}
 
 
 def _load_condenser(cfg: OpenHandsConfig, data: dict[str, Any]) -> None:
@@ -109,6 +118,14 @@ def _load_condenser(cfg: OpenHandsConfig, data: dict[str, Any]) -> None:
         cfg.get_agent_config().condenser = LLMSummarizingCondenserConfig(
             llm_config=cfg.get_llm_config()
         )
+
+
+def _load_mcp(cfg: OpenHandsConfig, section: dict[str, Any]) -> None:
+    check_section_keys("mcp", MCPConfig, section)
+    try:
+        cfg.mcp = MCPConfig.from_toml_section(section)["mcp"]
+    except ValueError as exc:
+        raise ConfigurationError(f"Invalid [mcp] section in config.toml: {exc}") from exc
 
 
 def _whole(
@@ -128,7 +145,7 @@ _SECTION_LOADERS: dict[str, Callable[[OpenHandsConfig, dict[str, Any]], None]] =
     "security": _whole("security", SecurityConfig),
     "model_routing": _load_model_routing,
     "sandbox": _whole("sandbox", SandboxConfig),
-    "mcp": _whole("mcp", MCPConfig),
+    "mcp": _load_mcp,
     "kubernetes": _whole("kubernetes", KubernetesConfig),
     "cli": _whole("cli", CLIConfig),
 }
@@ -146,7 +163,9 @@ def load_from_toml(cfg: OpenHandsConfig, toml_file: str = DEFAULT_CONFIG_FILE) -
             loader(cfg, data[name])
     _load_condenser(cfg, data)
     if "extended" in data:
-        cfg.extended = ExtendedConfig.model_validate(data["extended"])
+        if not isinstance(data["extended"], dict):
+            raise ConfigurationError("[extended] in config.toml must be a table")
+        cfg.extended = ExtendedConfig.from_dict(data["extended"])
     for name in sorted(set(data) - KNOWN_SECTIONS):
         openhands_logger.warning("Unknown section [%s] in %s; ignored", name, toml_file)
 
@@ -226,3 +245,28 @@ def get_condenser_config_arg(
     except (ValueError, ValidationError) as exc:
         openhands_logger.error("Invalid [condenser.%s]: %s", condenser_config_arg, exc)
         return None
+
+
+def get_llms_for_routing_config(toml_file: str = DEFAULT_CONFIG_FILE) -> dict[str, LLMConfig]:
+    """The `[llm.X]` configs of `toml_file` that have `for_routing = true`, by name."""
+    data = read_toml(toml_file)
+    section = data.get("llm") if data else None
+    if not isinstance(section, dict):
+        return {}
+    return _routing_llms(LLMConfig.from_toml_section(section))
+
+
+def get_model_routing_config_arg(toml_file: str = DEFAULT_CONFIG_FILE) -> ModelRoutingConfig:
+    """`[model_routing]` of `toml_file` with its routing LLMs; the default when it is
+    missing or invalid."""
+    data = read_toml(toml_file)
+    section = data.get("model_routing") if data else None
+    if not isinstance(section, dict):
+        return ModelRoutingConfig()
+    try:
+        routing = ModelRoutingConfig.model_validate(section)
+    except ValidationError as exc:
+        openhands_logger.error("Invalid [model_routing] in %s: %s", toml_file, exc)
+        return ModelRoutingConfig()
+    routing.llms_for_routing = get_llms_for_routing_config(toml_file)
+    return routing

@@ -176,7 +176,7 @@ def setup_config_from_args(args: argparse.Namespace) -> OpenHandsConfig:
         if llm_config is None:
             llm_config = get_llm_config_arg(name, os.path.expanduser(USER_CONFIG_FILE))
         if llm_config is None:
-            raise ConfigurationError(f"Cannot find the LLM config [llm.{name}] in {config_file}")
+            raise ConfigurationError(f"Cannot find LLM configuration '{name}' in any config file")
         register_config_secrets(llm_config)
         config.set_llm_config(llm_config)
 

@@ -20,6 +20,7 @@ CMD_OUTPUT_METADATA_PS1_REGEX = re.compile(
 )
 
 MAX_CMD_OUTPUT_CHARS = 30_000
+MAX_CMD_OUTPUT_SIZE = MAX_CMD_OUTPUT_CHARS  # the reference's name
 TRUNCATION_MARKER = "\n[... Observation truncated due to length ...]\n"
 
 

@@ -2,28 +2,24 @@
 
 ``condenser`` holds the seam (Condenser, RollingCondenser, Condensation and the
 config → class registry); ``impl/`` has one module per ``[condenser] type``. Importing
-this package registers them all, so ``Condenser.from_config`` works.
+this package registers them all, so ``Condenser.from_config`` works. ``View`` is
+re-exported from ``openhands.memory.view`` (compatibility path).
 """
 
 from openhands.memory.condenser.condenser import Condensation, Condenser, RollingCondenser
-from openhands.memory.condenser.impl.amortized_forgetting_condenser import (
+from openhands.memory.condenser.impl import (
     AmortizedForgettingCondenser,
-)
-from openhands.memory.condenser.impl.browser_output_condenser import BrowserOutputCondenser
-from openhands.memory.condenser.impl.conversation_window_condenser import (
+    BrowserOutputCondenser,
+    CondenserPipeline,
     ConversationWindowCondenser,
-)
-from openhands.memory.condenser.impl.llm_attention_condenser import LLMAttentionCondenser
-from openhands.memory.condenser.impl.llm_summarizing_condenser import LLMSummarizingCondenser
-from openhands.memory.condenser.impl.no_op_condenser import NoOpCondenser
-from openhands.memory.condenser.impl.observation_masking_condenser import (
+    LLMAttentionCondenser,
+    LLMSummarizingCondenser,
+    NoOpCondenser,
     ObservationMaskingCondenser,
-)
-from openhands.memory.condenser.impl.pipeline import CondenserPipeline
-from openhands.memory.condenser.impl.recent_events_condenser import RecentEventsCondenser
-from openhands.memory.condenser.impl.structured_summary_condenser import (
+    RecentEventsCondenser,
     StructuredSummaryCondenser,
 )
+from openhands.memory.view import View
 
 __all__ = [
     "AmortizedForgettingCondenser",
@@ -39,4 +35,5 @@ __all__ = [
     "RecentEventsCondenser",
     "RollingCondenser",
     "StructuredSummaryCondenser",
+    "View",
 ]

@@ -1,34 +1,21 @@
-"""Conversation titles derived from the first user message (server-api §8.7)."""
+"""Conversation titles derived from the first user message (server-api §8.7).
+
+The text rules live in ``openhands.utils.conversation_summary``; this adds the server's
+blocking LLM call built from the user's settings."""
 
 from __future__ import annotations
 
 import logging
 
 from openhands.storage.data_models.settings import Settings
-
-logger = logging.getLogger(__name__)
-
-MAX_TITLE_LENGTH = 50
-FALLBACK_LENGTH = 30
-_PROMPT = (
-    "Write a short title (at most {limit} characters) for a conversation that begins with the "
-    "message below. Reply with the title only, without quotes.\n\nMessage:\n{message}"
+from openhands.utils.conversation_summary import (
+    MAX_TITLE_LENGTH,
+    clip_title,
+    title_prompt,
+    truncate_title,
 )
 
-
-def truncate_title(message: str) -> str:
-    """The fallback title: the first 30 characters, plus ``...`` when the message is longer."""
-    text = message.strip()
-    if len(text) <= FALLBACK_LENGTH:
-        return text
-    return text[:FALLBACK_LENGTH] + "..."
-
-
-def clip_title(title: str) -> str:
-    title = title.strip().strip('"').strip()
-    if len(title) > MAX_TITLE_LENGTH:
-        return title[: MAX_TITLE_LENGTH - 3] + "..."
-    return title
+logger = logging.getLogger(__name__)
 
 
 def llm_title(message: str, settings: Settings | None) -> str | None:
@@ -46,7 +33,7 @@ def llm_title(message: str, settings: Settings | None) -> str | None:
             num_retries=1,
         )
         llm = LLM(config=config, service_id="conversation_title")
-        prompt = _PROMPT.format(limit=MAX_TITLE_LENGTH, message=message[:2000])
+        prompt = title_prompt(message, MAX_TITLE_LENGTH)
         response = llm.completion(messages=[{"role": "user", "content": prompt}])
         content = response.choices[0].message.content  # type: ignore[union-attr]
     except Exception as error:

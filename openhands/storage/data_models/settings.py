@@ -22,6 +22,7 @@ from pydantic import (
 )
 
 from openhands.core.config.mcp_config import MCPConfig
+from openhands.core.config.utils import load_openhands_config
 from openhands.storage.data_models.user_secrets import UserSecrets, secret_text
 
 if TYPE_CHECKING:
@@ -102,13 +103,16 @@ class Settings(BaseModel):
 
     # --- construction -----------------------------------------------------------------
 
-    @classmethod
-    def from_config(cls, config: OpenHandsConfig) -> Settings | None:
-        """Settings from the app config, or None when the config has no LLM API key."""
+    @staticmethod
+    def from_config(config: OpenHandsConfig | None = None) -> Settings | None:
+        """Settings from the app config (default: ``load_openhands_config()``, i.e.
+        ``config.toml`` and the environment); None when the config has no LLM API key."""
+        if config is None:
+            config = load_openhands_config()
         llm = config.get_llm_config()
         if llm.api_key is None:
             return None
-        return cls(
+        return Settings(
             language="en",
             agent=config.default_agent,
             max_iterations=config.max_iterations,
@@ -168,6 +172,21 @@ class Settings(BaseModel):
         if self.mcp_config is None and merged == MCPConfig():
             return self.model_copy(deep=True)
         return self.model_copy(update={"mcp_config": merged}, deep=True)
+
+    def merge_with_config_settings(self) -> Settings:
+        """Add the MCP servers of ``Settings.from_config()`` to these settings, in place.
+
+        Without stored servers the config's are taken; with both, each list holds the
+        config's servers first, then the stored ones. Returns ``self``.
+        """
+        config_settings = Settings.from_config()
+        if config_settings is None or config_settings.mcp_config is None:
+            return self
+        if self.mcp_config is None:
+            self.mcp_config = config_settings.mcp_config
+        else:
+            self.mcp_config = config_settings.mcp_config.merge(self.mcp_config)
+        return self
 
     def has_secret(self, name: str) -> bool:
         """Whether the secret field ``name`` holds a non-empty value (``llm_api_key_set``)."""

@@ -3,6 +3,7 @@ scripted LLM server and a minimal runtime that answers on the stream."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import Callable, Iterator
@@ -101,7 +102,7 @@ def test_a_task_runs_to_finish(
         stream.add_event(MessageAction(content="Please commit my changes."), EventSource.USER)
         _wait(lambda: controller.get_agent_state() == AgentState.FINISHED)
     finally:
-        controller.close()
+        asyncio.run(controller.close())
 
     events = list(stream.search_events())
     finish = next(e for e in events if isinstance(e, AgentFinishAction))
@@ -148,7 +149,7 @@ def test_rate_limit_that_outlasts_the_retries_ends_in_error(
         stream.add_event(MessageAction(content="Hello"), EventSource.USER)
         _wait(lambda: controller.get_agent_state() == AgentState.ERROR)
     finally:
-        controller.close()
+        asyncio.run(controller.close())
     assert len(scripted_llm.completion_requests) == 2
     assert controller.get_state().last_error == "CHAT_INTERFACE$AGENT_RATE_LIMITED_STOPPED_MESSAGE"
     reasons = [

@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import time
 from collections.abc import Callable
@@ -225,5 +226,5 @@ class World:
 
     def close(self) -> None:
         if self.controller is not None:
-            self.controller.close()
+            asyncio.run(self.controller.close())
         self.stream.close()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from openhands.controller.state.state import State
 from openhands.core.config import AgentConfig
 from openhands.core.schema import AgentState
@@ -49,7 +51,7 @@ def test_system_message_is_published_once_at_start(world: World) -> None:
     assert world.controller is not None and world.controller.state.history == [first]
 
     # A second controller on the same conversation does not add another one.
-    world.controller.close()
+    asyncio.run(world.controller.close())
     world.start()
     world.settle()
     systems = [e for e in world.events() if isinstance(e, SystemMessageAction)]
@@ -122,7 +124,7 @@ def test_setting_the_same_state_publishes_nothing(world: World) -> None:
     controller = world.start()
     world.settle()
     before = world.stream.get_latest_event_id()
-    controller.set_agent_state_to(AgentState.LOADING)
+    asyncio.run(controller.set_agent_state_to(AgentState.LOADING))
     assert world.stream.get_latest_event_id() == before
 
 
@@ -488,7 +490,7 @@ def test_restored_state_reloads_its_history_from_the_stream(world: World) -> Non
     world.settle()
     assert world.controller is not None
     original = [e.id for e in world.controller.state.history]
-    world.controller.close()
+    asyncio.run(world.controller.close())
 
     restored = State.restore_from_session("conv", world.file_store)
     world.start(initial_state=restored)
@@ -498,7 +500,7 @@ def test_restored_state_reloads_its_history_from_the_stream(world: World) -> Non
 def test_close_stops_and_unsubscribes(world: World) -> None:
     controller = world.start()
     world.settle()
-    controller.close()
+    asyncio.run(controller.close())
     world.settle()
     assert controller.get_agent_state() == AgentState.STOPPED
     steps_before = world.agent.steps

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 
 import pytest
@@ -94,7 +95,7 @@ def test_restored_history_hides_the_delegates_events(world: World) -> None:
     assert any(isinstance(e, CmdRunAction) for e in full)
 
     assert world.controller is not None
-    world.controller.close(set_stop_state=False)
+    asyncio.run(world.controller.close(set_stop_state=False))
     # After close the history is the full record, for the trajectory.
     assert any(isinstance(e, CmdRunAction) for e in world.controller.state.history)
     restored = State.restore_from_session("conv", world.file_store)

@@ -32,16 +32,23 @@ def test_rejected_urls(url: str) -> None:
 
 
 def test_sse_urls_must_be_unique() -> None:
-    with pytest.raises(ValidationError, match="Duplicate"):
-        MCPConfig.model_validate({"sse_servers": ["http://a/sse", {"url": "http://a/sse"}]})
+    # Construction accepts the repeat; validate_servers (run by the config.toml loader) not.
+    config = MCPConfig.model_validate({"sse_servers": ["http://a/sse", {"url": "http://a/sse"}]})
+    with pytest.raises(ValueError, match="Duplicate MCP server URLs are not allowed"):
+        config.validate_servers()
+    with pytest.raises(ValueError, match="Duplicate"):
+        MCPConfig.from_toml_section({"sse_servers": ["http://a/sse", "http://a/sse"]})
 
 
 def test_shttp_timeout_bounds() -> None:
     assert MCPSHTTPServerConfig(url="http://a").timeout == 60
     assert MCPSHTTPServerConfig(url="http://a", timeout=3600).timeout == 3600
-    for bad in (0, 3601):
-        with pytest.raises(ValidationError):
+    assert MCPSHTTPServerConfig(url="http://a", timeout=None).timeout is None
+    for bad, message in ((0, "Timeout must be positive"), (-5, "Timeout must be positive")):
+        with pytest.raises(ValidationError, match=message):
             MCPSHTTPServerConfig(url="http://a", timeout=bad)
+    with pytest.raises(ValidationError, match="Timeout cannot exceed 3600 seconds"):
+        MCPSHTTPServerConfig(url="http://a", timeout=3601)
 
 
 def test_stdio_name_and_command_rules() -> None:

@@ -24,7 +24,7 @@ from openhands.events.serialization import event_from_dict, event_to_dict
 from openhands.mcp.tools import tool_to_schema
 from openhands.mcp.utils import (
     add_mcp_tools_to_agent,
-    call_tool_mcp,
+    call_tool_from_config,
     extra_stdio_servers,
     fetch_mcp_tools_from_config,
 )
@@ -110,7 +110,7 @@ async def test_a_call_gives_an_observation_with_the_result_json(
 ) -> None:
     action = MCPAction(name="add", arguments={"a": 5, "b": 6})
 
-    observation = await call_tool_mcp(config_of(any_server), action)
+    observation = await call_tool_from_config(config_of(any_server), action)
 
     assert isinstance(observation, MCPObservation)
     assert observation.name == "add"
@@ -128,14 +128,14 @@ async def test_a_call_gives_an_observation_with_the_result_json(
 async def test_a_failing_tool_still_gives_an_mcp_observation(
     any_server: MCPTestServer,
 ) -> None:
-    observation = await call_tool_mcp(config_of(any_server), MCPAction(name="explode"))
+    observation = await call_tool_from_config(config_of(any_server), MCPAction(name="explode"))
 
     assert isinstance(observation, MCPObservation)
     assert json.loads(observation.content)["isError"] is True
 
 
 async def test_an_unknown_tool_gives_a_clear_error(any_server: MCPTestServer) -> None:
-    observation = await call_tool_mcp(config_of(any_server), MCPAction(name="subtract"))
+    observation = await call_tool_from_config(config_of(any_server), MCPAction(name="subtract"))
 
     assert isinstance(observation, ErrorObservation)
     assert observation.content == (
@@ -149,7 +149,9 @@ async def test_the_call_goes_to_a_reachable_server_after_a_dead_one(
     config = config_of(shttp_server)
     config.sse_servers = [MCPSSEServerConfig(url=dead_url("/sse"))]
 
-    observation = await call_tool_mcp(config, MCPAction(name="add", arguments={"a": 1, "b": 1}))
+    observation = await call_tool_from_config(
+        config, MCPAction(name="add", arguments={"a": 1, "b": 1})
+    )
 
     assert isinstance(observation, MCPObservation)
     assert json.loads(observation.content)["content"][0]["text"] == "2"
@@ -159,7 +161,7 @@ async def test_an_unreachable_server_gives_an_error_naming_it() -> None:
     dead = dead_url("/sse")
     config = MCPConfig(sse_servers=[dead])
 
-    observation = await call_tool_mcp(config, MCPAction(name="add", arguments={"a": 1}))
+    observation = await call_tool_from_config(config, MCPAction(name="add", arguments={"a": 1}))
 
     assert isinstance(observation, ErrorObservation)
     assert observation.content.startswith(
@@ -168,20 +170,24 @@ async def test_an_unreachable_server_gives_an_error_naming_it() -> None:
     assert dead in observation.content
 
 
-async def test_a_slow_tool_gives_a_timeout_error(sse_server: MCPTestServer) -> None:
+async def test_a_slow_tool_gives_a_timeout_error_result(sse_server: MCPTestServer) -> None:
+    # SSE configs have no timeout of their own: the action's hard timeout applies.
     action = MCPAction(name="nap", arguments={"seconds": 30})
+    action.set_hard_timeout(1)
 
-    observation = await call_tool_mcp(config_of(sse_server), action, timeout=1)
+    observation = await call_tool_from_config(config_of(sse_server), action)
 
-    assert isinstance(observation, ErrorObservation)
-    assert observation.content == (
-        f"MCP tool 'nap' did not finish within 1 s on sse MCP server {sse_server.url}"
-    )
+    assert isinstance(observation, MCPObservation)
+    assert json.loads(observation.content) == {
+        "isError": True,
+        "error": 'Tool "nap" timed out after 1 seconds',
+        "content": [],
+    }
 
 
 async def test_no_remote_servers_gives_an_error() -> None:
     config = MCPConfig(stdio_servers=[MCPStdioServerConfig(name="fs", command="npx")])
-    observation = await call_tool_mcp(config, MCPAction(name="read"))
+    observation = await call_tool_from_config(config, MCPAction(name="read"))
     assert isinstance(observation, ErrorObservation)
     assert "no SSE or streamable-HTTP MCP servers are configured" in observation.content
 
@@ -214,9 +220,10 @@ async def test_codeact_gets_the_tools_after_its_builtins(any_server: MCPTestServ
     agent = CodeActAgent(agent_config(), registry())
     builtins = names(agent.tools)
 
-    found = await add_mcp_tools_to_agent(agent, FakeRuntime(config_of(any_server)), None)
+    runtime = FakeRuntime(config_of(any_server))
+    found = await add_mcp_tools_to_agent(agent, runtime, None)
 
-    assert sorted(names(found)) == TOOL_NAMES
+    assert found is runtime.config.mcp
     assert names(agent.tools)[: len(builtins)] == builtins
     assert sorted(names(agent.tools)[len(builtins) :]) == TOOL_NAMES
     assert sorted(agent.mcp_tools) == TOOL_NAMES
@@ -241,7 +248,8 @@ async def test_microagent_and_search_stdio_servers_go_to_the_runtime() -> None:
         agent, runtime, FakeMemory(MCPConfig(stdio_servers=[repo]))
     )
 
-    assert found == []
+    assert found == MCPConfig()
+    assert agent.mcp_tools == {}
     assert runtime.extra_seen is not None
     assert [s.name for s in runtime.extra_seen] == ["repo-tool", "tavily"]
     assert runtime.extra_seen[1].env == {"TAVILY_API_KEY": "tvly-abc"}
@@ -260,5 +268,5 @@ async def test_a_runtime_that_fails_leaves_the_agent_without_mcp_tools() -> None
     agent = CodeActAgent(agent_config(), registry())
     before = names(agent.tools)
 
-    assert await add_mcp_tools_to_agent(agent, BrokenRuntime(MCPConfig()), None) == []
+    assert await add_mcp_tools_to_agent(agent, BrokenRuntime(MCPConfig()), None) == MCPConfig()
     assert names(agent.tools) == before

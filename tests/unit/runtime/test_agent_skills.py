@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from openhands.runtime.plugins import AgentSkillsRequirement
-from openhands.runtime.plugins.agent_skills import agentskills, file_ops
+from openhands.runtime.plugins.agent_skills import agentskills
 from openhands.runtime.plugins.agent_skills.agentskills import (
     DOCUMENTATION,
     file_editor,
@@ -24,13 +24,15 @@ from openhands.runtime.plugins.agent_skills.agentskills import (
     search_dir,
     search_file,
 )
+from openhands.runtime.plugins.agent_skills.file_ops import file_ops
 
 
 @pytest.fixture(autouse=True)
-def fresh_viewer() -> Iterator[None]:
-    file_ops._viewer = file_ops._Viewer()
+def fresh_viewer(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setattr(file_ops, "CURRENT_FILE", None)
+    monkeypatch.setattr(file_ops, "CURRENT_LINE", 1)
+    monkeypatch.setattr(file_ops, "_current_window", file_ops.WINDOW)
     yield
-    file_ops._viewer = file_ops._Viewer()
 
 
 @pytest.fixture

@@ -27,9 +27,9 @@ from openhands.core.logger import openhands_logger as logger
 from openhands.runtime.impl.action_execution.action_execution_client import (
     ActionExecutionClient,
 )
-from openhands.runtime.plugins.requirement import PluginRequirement
 from openhands.runtime.runtime_status import RuntimeStatus
 from openhands.runtime.server.options import tmux_socket_name
+from openhands.runtime.utils.command import get_action_execution_server_startup_command
 from openhands.runtime.utils.ports import (
     APP_PORT_RANGE_1,
     APP_PORT_RANGE_2,
@@ -99,14 +99,6 @@ class LocalRuntime(ActionExecutionClient):
             return None
         return f"The local action execution server exited with code {server.process.returncode}"
 
-    def _plugin_names(self) -> list[str]:
-        names = []
-        for plugin in self.plugins:
-            name = plugin.name if isinstance(plugin, PluginRequirement) else str(plugin)
-            if name not in names:
-                names.append(name)
-        return names
-
     def _start_server(self) -> _ServerProcess:
         workspace = self.config.workspace_base
         temp_workspace = workspace is None
@@ -127,13 +119,19 @@ class LocalRuntime(ActionExecutionClient):
                 or find_available_port(APP_PORT_RANGE_2)
             ),
         )
-        command = [sys.executable, "-u", "-m", SERVER_MODULE, str(port), "--working-dir", workspace]
-        plugins = self._plugin_names()
-        if plugins:
-            command += ["--plugins", *plugins]
-        command += ["--username", getpass.getuser(), "--user-id", str(os.getuid())]
-        if not self.config.enable_browser:
-            command.append("--no-enable-browser")
+        # The server's working dir is the host workspace; it runs as this process's user.
+        server_config = self.config.model_copy(
+            update={"workspace_mount_path_in_sandbox": workspace}
+        )
+        command = get_action_execution_server_startup_command(
+            port,
+            self.plugins,
+            server_config,
+            override_user_id=os.getuid(),
+            override_username=getpass.getuser(),
+            main_module=SERVER_MODULE,
+            python_executable=sys.executable,
+        )
         env = dict(os.environ)
         # No sandbox user here: bash runs as this process's user, with its environment
         # (runtime.md §13), unless the caller asks for `su` explicitly.

@@ -1,7 +1,9 @@
 """A windowed file viewer and text search for the IPython kernel (runtime.md §7).
 
 The functions print for the agent and return nothing. The viewer keeps one open file and
-a window position in module state, so ``scroll_down()`` continues where ``open_file`` left.
+a window position in module state (``CURRENT_FILE``, ``CURRENT_LINE``), so ``scroll_down()``
+continues where ``open_file`` left. The functions reach ``_print_window`` through this
+module's namespace at call time, so patching it here takes effect.
 """
 
 from __future__ import annotations
@@ -9,20 +11,36 @@ from __future__ import annotations
 import fnmatch
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
 
-DEFAULT_WINDOW = 100
+# Lines a window shows unless open_file is told otherwise.
+WINDOW = 100
 MAX_MATCHED_FILES = 100
+MSG_FILE_UPDATED = (
+    "[File updated (edited at line {line_number}). Please review the changes and make sure "
+    "they are correct (correct indentation, no duplicate lines, etc). Edit the file again if "
+    "necessary.]"
+)
+LINTER_ERROR_MSG = (
+    "[Your proposed edit has introduced new syntax error(s). Please understand the errors "
+    "and retry your edit command.]\n"
+)
+
+# The viewer's state: the open file (absolute path), the line its window centres on, and
+# the window size open_file chose.
+CURRENT_FILE: str | None = None
+CURRENT_LINE = 1
+_current_window = WINDOW
 
 
-@dataclass
-class _Viewer:
-    path: str | None = None
-    line: int = 1
-    window: int = DEFAULT_WINDOW
+class LineNumberError(ValueError):
+    """A line number outside the file."""
 
 
-_viewer = _Viewer()
+def _check_line(line_number: int, total: int) -> None:
+    if not 1 <= line_number <= max(total, 1):
+        raise LineNumberError(
+            f"Line number {line_number} is out of range: the file has {total} lines."
+        )
 
 
 def _read_lines(path: str) -> list[str]:
@@ -55,9 +73,7 @@ def _line_count(path: str) -> int:
     return len(_read_lines(path))
 
 
-def open_file(
-    path: str, line_number: int | None = 1, context_lines: int | None = DEFAULT_WINDOW
-) -> None:
+def open_file(path: str, line_number: int | None = 1, context_lines: int | None = WINDOW) -> None:
     """Open a file and show a window of its lines around `line_number` (1-based).
 
     Args:
@@ -65,26 +81,28 @@ def open_file(
         line_number: the line to center the window on (default 1).
         context_lines: how many lines the window shows (default 100).
     """
+    global CURRENT_FILE, CURRENT_LINE, _current_window
     path = os.path.abspath(path)
     if not os.path.isfile(path):
         print(f"ERROR: File {path} not found.")
         return
-    total = _line_count(path)
     line = line_number or 1
-    if total and not 1 <= line <= total:
-        print(f"ERROR: Line number {line} is out of range: the file has {total} lines.")
+    try:
+        _check_line(line, _line_count(path))
+    except LineNumberError as error:
+        print(f"ERROR: {error}")
         return
-    _viewer.path = path
-    _viewer.line = line
-    _viewer.window = max(1, context_lines or DEFAULT_WINDOW)
-    _print_window(path, _viewer.line, _viewer.window)
+    CURRENT_FILE = path
+    CURRENT_LINE = line
+    _current_window = max(1, context_lines or WINDOW)
+    _print_window(path, CURRENT_LINE, _current_window)
 
 
 def _open_path() -> str | None:
-    if _viewer.path is None or not os.path.isfile(_viewer.path):
+    if CURRENT_FILE is None or not os.path.isfile(CURRENT_FILE):
         print("ERROR: No file is open. Use open_file(path) first.")
         return None
-    return _viewer.path
+    return CURRENT_FILE
 
 
 def goto_line(line_number: int) -> None:
@@ -93,33 +111,37 @@ def goto_line(line_number: int) -> None:
     Args:
         line_number: the line to show (1-based).
     """
+    global CURRENT_LINE
     path = _open_path()
     if path is None:
         return
-    total = _line_count(path)
-    if not 1 <= line_number <= max(total, 1):
-        print(f"ERROR: Line number {line_number} is out of range: the file has {total} lines.")
+    try:
+        _check_line(line_number, _line_count(path))
+    except LineNumberError as error:
+        print(f"ERROR: {error}")
         return
-    _viewer.line = line_number
-    _print_window(path, _viewer.line, _viewer.window)
+    CURRENT_LINE = line_number
+    _print_window(path, CURRENT_LINE, _current_window)
 
 
 def scroll_down() -> None:
     """Move the window of the open file down by one window."""
+    global CURRENT_LINE
     path = _open_path()
     if path is None:
         return
-    _viewer.line = min(max(_line_count(path), 1), _viewer.line + _viewer.window)
-    _print_window(path, _viewer.line, _viewer.window)
+    CURRENT_LINE = min(max(_line_count(path), 1), CURRENT_LINE + _current_window)
+    _print_window(path, CURRENT_LINE, _current_window)
 
 
 def scroll_up() -> None:
     """Move the window of the open file up by one window."""
+    global CURRENT_LINE
     path = _open_path()
     if path is None:
         return
-    _viewer.line = max(1, _viewer.line - _viewer.window)
-    _print_window(path, _viewer.line, _viewer.window)
+    CURRENT_LINE = max(1, CURRENT_LINE - _current_window)
+    _print_window(path, CURRENT_LINE, _current_window)
 
 
 def _text_files(dir_path: str) -> Iterator[str]:
@@ -177,7 +199,7 @@ def search_file(search_term: str, file_path: str | None = None) -> None:
         search_term: the text to look for (plain text, case-sensitive).
         file_path: the file to search; the open file when omitted.
     """
-    path = file_path if file_path is not None else _viewer.path
+    path = file_path if file_path is not None else CURRENT_FILE
     if path is None:
         print("ERROR: No file given and no file is open.")
         return

@@ -1,0 +1,263 @@
+"""Bitbucket Cloud over its REST API 2.0 (``api.bitbucket.org/2.0``, ``https://<host>/2.0``,
+or ``BITBUCKET_API_URL``). A token ``user:app_password`` is sent as Basic credentials, any
+other token as an OAuth bearer token. Workspaces play the part of GitHub installations."""
+
+from __future__ import annotations
+
+import base64
+import os
+from typing import Any
+
+from pydantic import SecretStr
+
+from openhands.integrations.http_client import HTTPClient, api_base_url
+from openhands.integrations.service_types import (
+    BaseGitService,
+    Branch,
+    OwnerType,
+    PaginatedBranchesResponse,
+    ProviderType,
+    Repository,
+    ResourceNotFoundError,
+    SuggestedTask,
+    User,
+)
+from openhands.utils.import_utils import get_impl
+
+MAX_REPOS = 1000
+MAX_BRANCHES = 500
+PER_PAGE = 100
+# Bitbucket's sort fields for the sorts the UI asks for (newest first).
+_SORT = {"pushed": "-updated_on", "updated": "-updated_on", "created": "-created_on"}
+
+
+class BitBucketService(BaseGitService, HTTPClient):
+    provider_name = "Bitbucket"
+
+    def __init__(
+        self,
+        user_id: str | None = None,
+        token: SecretStr | None = None,
+        external_auth_id: str | None = None,
+        external_auth_token: SecretStr | None = None,
+        external_token_manager: bool = False,
+        base_domain: str | None = None,
+    ) -> None:
+        self.user_id = user_id
+        self.token = token
+        self.external_auth_id = external_auth_id
+        self.external_auth_token = external_auth_token
+        self.external_token_manager = external_token_manager
+        self.base_domain = base_domain
+        self.BASE_URL = api_base_url(
+            base_domain,
+            "BITBUCKET_API_URL",
+            "https://api.bitbucket.org/2.0",
+            ("bitbucket.org", "api.bitbucket.org"),
+            "/2.0",
+        )
+
+    @property
+    def provider(self) -> str:
+        return ProviderType.BITBUCKET.value
+
+    async def _get_headers(self) -> dict[str, str]:
+        if self.token is None:
+            self.token = await self.get_latest_token()
+        secret = self._token_value()
+        if ":" in secret:
+            return {"Authorization": "Basic " + base64.b64encode(secret.encode()).decode()}
+        return {"Authorization": f"Bearer {secret}"}
+
+    async def get_latest_token(self) -> SecretStr | None:
+        return self.token
+
+    async def _all_pages(self, url: str, params: dict[str, Any], limit: int) -> list[Any]:
+        """Every ``values`` item, following the ``next`` links, up to ``limit`` items."""
+        items: list[Any] = []
+        next_url: str | None = url
+        next_params: dict[str, Any] | None = params
+        while next_url and len(items) < limit:
+            data, _ = await self._make_request(next_url, next_params)
+            items.extend(data.get("values", []))
+            next_url, next_params = data.get("next"), None
+        return items[:limit]
+
+    # --- user -------------------------------------------------------------------------
+
+    async def get_user(self) -> User:
+        data, _ = await self._make_request(f"{self.BASE_URL}/user")
+        return User(
+            id=str(data.get("uuid") or data.get("account_id") or ""),
+            login=data.get("username") or data.get("nickname") or "",
+            avatar_url=((data.get("links") or {}).get("avatar") or {}).get("href", ""),
+            name=data.get("display_name"),
+        )
+
+    async def get_installations(self) -> list[str]:
+        """The slugs of the user's workspaces."""
+        values = await self._all_pages(f"{self.BASE_URL}/workspaces", {"pagelen": 100}, 1000)
+        return [item["slug"] for item in values if item.get("slug")]
+
+    # --- repositories -----------------------------------------------------------------
+
+    async def get_repository_details_from_repo_name(self, repository: str) -> Repository:
+        data, _ = await self._make_request(f"{self.BASE_URL}/repositories/{repository}")
+        return _repository(data)
+
+    async def get_paginated_repos(
+        self,
+        page: int,
+        per_page: int,
+        sort: str,
+        installation_id: str | None,
+        query: str | None = None,
+    ) -> list[Repository]:
+        url = (
+            f"{self.BASE_URL}/repositories/{installation_id}"
+            if installation_id
+            else f"{self.BASE_URL}/repositories"
+        )
+        params: dict[str, Any] = {"page": page, "pagelen": per_page, "sort": _sort(sort)}
+        if not installation_id:
+            params["role"] = "member"
+        if query:
+            params["q"] = f'name ~ "{query}"'
+        data, _ = await self._make_request(url, params)
+        repositories = [_repository(item) for item in data.get("values", [])]
+        if repositories and data.get("next"):
+            repositories[0].link_header = f'<{data["next"]}>; rel="next"'
+        return repositories
+
+    async def get_all_repositories(self, sort: str, app_mode: Any) -> list[Repository]:
+        repositories: list[Repository] = []
+        for workspace in await self.get_installations():
+            values = await self._all_pages(
+                f"{self.BASE_URL}/repositories/{workspace}",
+                {"pagelen": PER_PAGE, "sort": _sort(sort)},
+                MAX_REPOS - len(repositories),
+            )
+            repositories.extend(_repository(item) for item in values)
+            if len(repositories) >= MAX_REPOS:
+                break
+        return repositories
+
+    async def search_repositories(
+        self, query: str, per_page: int, sort: str, order: str, public: bool
+    ) -> list[Repository]:
+        if public and "/" in query:  # `workspace/repo` of a public repository
+            try:
+                return [await self.get_repository_details_from_repo_name(query.strip("/"))]
+            except ResourceNotFoundError:
+                return []
+        return await self.get_paginated_repos(1, per_page, sort, None, query)
+
+    # --- branches ---------------------------------------------------------------------
+
+    async def get_paginated_branches(
+        self, repository: str, page: int = 1, per_page: int = 30
+    ) -> PaginatedBranchesResponse:
+        data, _ = await self._make_request(
+            f"{self.BASE_URL}/repositories/{repository}/refs/branches",
+            {"page": page, "pagelen": per_page},
+        )
+        return PaginatedBranchesResponse(
+            branches=[_branch(item) for item in data.get("values", [])],
+            has_next_page=bool(data.get("next")),
+            current_page=page,
+            per_page=per_page,
+            total_count=data.get("size"),
+        )
+
+    async def get_branches(self, repository: str) -> list[Branch]:
+        values = await self._all_pages(
+            f"{self.BASE_URL}/repositories/{repository}/refs/branches",
+            {"pagelen": PER_PAGE},
+            MAX_BRANCHES,
+        )
+        return [_branch(item) for item in values]
+
+    async def search_branches(
+        self, repository: str, query: str, per_page: int = 30
+    ) -> list[Branch]:
+        data, _ = await self._make_request(
+            f"{self.BASE_URL}/repositories/{repository}/refs/branches",
+            {"q": f'name ~ "{query}"', "pagelen": per_page},
+        )
+        return [_branch(item) for item in data.get("values", [])][:per_page]
+
+    async def get_suggested_tasks(self) -> list[SuggestedTask]:
+        """Bitbucket has no search across repositories to find them: none."""
+        return []
+
+    # --- pull requests ----------------------------------------------------------------
+
+    async def get_pr_details(self, repository: str, pr_number: int) -> dict[str, Any]:
+        data, _ = await self._make_request(
+            f"{self.BASE_URL}/repositories/{repository}/pullrequests/{pr_number}"
+        )
+        return dict(data)
+
+    async def is_pr_open(self, repository: str, pr_number: int) -> bool:
+        return (await self.get_pr_details(repository, pr_number)).get("state") == "OPEN"
+
+    # --- files (microagents) ----------------------------------------------------------
+
+    async def _main_branch(self, repository: str) -> str:
+        details = await self.get_repository_details_from_repo_name(repository)
+        return details.main_branch or "main"
+
+    async def _list_directory(self, repository: str, path: str) -> list[tuple[str, str]]:
+        try:
+            branch = await self._main_branch(repository)
+            values = await self._all_pages(
+                f"{self.BASE_URL}/repositories/{repository}/src/{branch}/{path}",
+                {"pagelen": 100},
+                1000,
+            )
+        except ResourceNotFoundError:
+            return []
+        return [
+            (item["path"].rsplit("/", 1)[-1], item["path"])
+            for item in values
+            if item.get("type") == "commit_file"
+        ]
+
+    async def _get_file_text(self, repository: str, path: str) -> str:
+        branch = await self._main_branch(repository)
+        data, _ = await self._make_request(
+            f"{self.BASE_URL}/repositories/{repository}/src/{branch}/{path}"
+        )
+        return data if isinstance(data, str) else str(data)
+
+
+def _sort(sort: str) -> str:
+    return _SORT.get(sort, "-updated_on")
+
+
+def _repository(data: dict[str, Any]) -> Repository:
+    owner = data.get("owner") or {}
+    return Repository(
+        id=str(data.get("uuid", "")),
+        full_name=data.get("full_name", ""),
+        git_provider=ProviderType.BITBUCKET,
+        is_public=not data.get("is_private", True),
+        pushed_at=data.get("updated_on"),
+        owner_type=OwnerType.ORGANIZATION if owner.get("type") == "team" else OwnerType.USER,
+        main_branch=(data.get("mainbranch") or {}).get("name"),
+    )
+
+
+def _branch(data: dict[str, Any]) -> Branch:
+    target = data.get("target") or {}
+    return Branch(
+        name=data["name"],
+        commit_sha=target.get("hash", ""),
+        protected=False,
+        last_push_date=target.get("date"),
+    )
+
+
+BitBucketServiceImpl: type[BitBucketService] = get_impl(
+    BitBucketService, os.environ.get("OPENHANDS_BITBUCKET_SERVICE_CLS")
+)

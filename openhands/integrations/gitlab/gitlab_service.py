@@ -1,0 +1,275 @@
+"""GitLab over its REST API v4 (``gitlab.com``, ``https://<host>/api/v4`` self-hosted, or
+``GITLAB_API_URL``). Projects are addressed by their URL-encoded ``group/project`` path."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+from urllib.parse import quote
+
+from pydantic import SecretStr
+
+from openhands.integrations.http_client import HTTPClient, api_base_url
+from openhands.integrations.service_types import (
+    BaseGitService,
+    Branch,
+    OwnerType,
+    PaginatedBranchesResponse,
+    ProviderType,
+    Repository,
+    ResourceNotFoundError,
+    SuggestedTask,
+    TaskType,
+    User,
+)
+from openhands.utils.import_utils import get_impl
+
+MAX_REPOS = 1000
+MAX_BRANCHES = 500
+PER_PAGE = 100
+# GitLab's `order_by` names for the sorts the UI asks for.
+_ORDER_BY = {"pushed": "last_activity_at", "updated": "updated_at", "created": "created_at"}
+
+
+def _project(repository: str) -> str:
+    return quote(repository, safe="")
+
+
+class GitLabService(BaseGitService, HTTPClient):
+    provider_name = "GitLab"
+
+    def __init__(
+        self,
+        user_id: str | None = None,
+        token: SecretStr | None = None,
+        external_auth_id: str | None = None,
+        external_auth_token: SecretStr | None = None,
+        external_token_manager: bool = False,
+        base_domain: str | None = None,
+    ) -> None:
+        self.user_id = user_id
+        self.token = token
+        self.external_auth_id = external_auth_id
+        self.external_auth_token = external_auth_token
+        self.external_token_manager = external_token_manager
+        self.base_domain = base_domain
+        self.BASE_URL = api_base_url(
+            base_domain, "GITLAB_API_URL", "https://gitlab.com/api/v4", ("gitlab.com",), "/api/v4"
+        )
+
+    @property
+    def provider(self) -> str:
+        return ProviderType.GITLAB.value
+
+    async def _get_headers(self) -> dict[str, str]:
+        if self.token is None:
+            self.token = await self.get_latest_token()
+        return {"Authorization": f"Bearer {self._token_value()}"}
+
+    async def get_latest_token(self) -> SecretStr | None:
+        return self.token
+
+    # --- user -------------------------------------------------------------------------
+
+    async def get_user(self) -> User:
+        data, _ = await self._make_request(f"{self.BASE_URL}/user")
+        return User(
+            id=str(data.get("id", "")),
+            login=data.get("username", ""),
+            avatar_url=data.get("avatar_url") or "",
+            company=data.get("organization"),
+            name=data.get("name"),
+            email=data.get("email"),
+        )
+
+    # --- repositories -----------------------------------------------------------------
+
+    async def get_repository_details_from_repo_name(self, repository: str) -> Repository:
+        data, _ = await self._make_request(f"{self.BASE_URL}/projects/{_project(repository)}")
+        return _repository(data)
+
+    async def _projects(self, params: dict[str, Any]) -> tuple[list[Repository], dict[str, str]]:
+        data, headers = await self._make_request(f"{self.BASE_URL}/projects", params)
+        return [_repository(item) for item in data], headers
+
+    async def get_paginated_repos(
+        self,
+        page: int,
+        per_page: int,
+        sort: str,
+        installation_id: str | None,
+        query: str | None = None,
+    ) -> list[Repository]:
+        params: dict[str, Any] = {
+            "page": page,
+            "per_page": per_page,
+            "membership": True,
+            "order_by": _ORDER_BY.get(sort, "last_activity_at"),
+            "sort": "desc",
+        }
+        if query:
+            params["search"] = query
+        repositories, headers = await self._projects(params)
+        if repositories and headers.get("link"):
+            repositories[0].link_header = headers["link"]
+        return repositories
+
+    async def get_all_repositories(self, sort: str, app_mode: Any) -> list[Repository]:
+        repositories: list[Repository] = []
+        page = 1
+        while len(repositories) < MAX_REPOS:
+            batch = await self.get_paginated_repos(page, PER_PAGE, sort, None)
+            repositories.extend(batch)
+            if len(batch) < PER_PAGE:
+                break
+            page += 1
+        return repositories[:MAX_REPOS]
+
+    async def search_repositories(
+        self, query: str, per_page: int, sort: str, order: str, public: bool
+    ) -> list[Repository]:
+        params: dict[str, Any] = {
+            "search": query,
+            "per_page": per_page,
+            "order_by": _ORDER_BY.get(sort, "last_activity_at"),
+            "sort": order,
+        }
+        if public:
+            params["visibility"] = "public"
+        else:
+            params["membership"] = True
+        repositories, _ = await self._projects(params)
+        return repositories
+
+    # --- branches ---------------------------------------------------------------------
+
+    async def get_paginated_branches(
+        self, repository: str, page: int = 1, per_page: int = 30
+    ) -> PaginatedBranchesResponse:
+        data, headers = await self._make_request(
+            f"{self.BASE_URL}/projects/{_project(repository)}/repository/branches",
+            {"page": page, "per_page": per_page},
+        )
+        total = headers.get("x-total")
+        return PaginatedBranchesResponse(
+            branches=[_branch(item) for item in data],
+            has_next_page=bool(headers.get("x-next-page")),
+            current_page=page,
+            per_page=per_page,
+            total_count=int(total) if total and total.isdigit() else None,
+        )
+
+    async def get_branches(self, repository: str) -> list[Branch]:
+        branches: list[Branch] = []
+        page = 1
+        while len(branches) < MAX_BRANCHES:
+            result = await self.get_paginated_branches(repository, page, PER_PAGE)
+            branches.extend(result.branches)
+            if not result.has_next_page:
+                break
+            page += 1
+        return branches[:MAX_BRANCHES]
+
+    async def search_branches(
+        self, repository: str, query: str, per_page: int = 30
+    ) -> list[Branch]:
+        data, _ = await self._make_request(
+            f"{self.BASE_URL}/projects/{_project(repository)}/repository/branches",
+            {"search": query, "per_page": per_page},
+        )
+        return [_branch(item) for item in data][:per_page]
+
+    # --- suggested tasks --------------------------------------------------------------
+
+    async def get_suggested_tasks(self) -> list[SuggestedTask]:
+        """Open merge requests the user wrote (conflicts flagged) and open issues assigned
+        to the user."""
+        tasks: list[SuggestedTask] = []
+        mrs, _ = await self._make_request(
+            f"{self.BASE_URL}/merge_requests",
+            {"state": "opened", "scope": "created_by_me", "per_page": 30},
+        )
+        for item in mrs:
+            kind = TaskType.MERGE_CONFLICTS if item.get("has_conflicts") else TaskType.OPEN_PR
+            tasks.append(_task(item, kind))
+        issues, _ = await self._make_request(
+            f"{self.BASE_URL}/issues",
+            {"state": "opened", "scope": "assigned_to_me", "per_page": 30},
+        )
+        tasks.extend(_task(item, TaskType.OPEN_ISSUE) for item in issues)
+        return tasks
+
+    # --- merge requests ---------------------------------------------------------------
+
+    async def get_pr_details(self, repository: str, pr_number: int) -> dict[str, Any]:
+        data, _ = await self._make_request(
+            f"{self.BASE_URL}/projects/{_project(repository)}/merge_requests/{pr_number}"
+        )
+        return dict(data)
+
+    async def is_pr_open(self, repository: str, pr_number: int) -> bool:
+        return (await self.get_pr_details(repository, pr_number)).get("state") == "opened"
+
+    # --- files (microagents) ----------------------------------------------------------
+
+    async def _list_directory(self, repository: str, path: str) -> list[tuple[str, str]]:
+        params: dict[str, Any] = {"per_page": 100}
+        if path:
+            params["path"] = path
+        try:
+            data, _ = await self._make_request(
+                f"{self.BASE_URL}/projects/{_project(repository)}/repository/tree", params
+            )
+        except ResourceNotFoundError:
+            return []
+        return [(item["name"], item["path"]) for item in data if item.get("type") == "blob"]
+
+    async def _get_file_text(self, repository: str, path: str) -> str:
+        data, _ = await self._make_request(
+            f"{self.BASE_URL}/projects/{_project(repository)}/repository/files/"
+            f"{quote(path, safe='')}/raw",
+            {"ref": "HEAD"},
+        )
+        return data if isinstance(data, str) else str(data)
+
+
+def _repository(data: dict[str, Any]) -> Repository:
+    namespace = data.get("namespace") or {}
+    return Repository(
+        id=str(data.get("id", "")),
+        full_name=data.get("path_with_namespace", ""),
+        git_provider=ProviderType.GITLAB,
+        is_public=data.get("visibility") == "public",
+        stargazers_count=data.get("star_count"),
+        pushed_at=data.get("last_activity_at"),
+        owner_type=OwnerType.ORGANIZATION if namespace.get("kind") == "group" else OwnerType.USER,
+        main_branch=data.get("default_branch"),
+    )
+
+
+def _branch(data: dict[str, Any]) -> Branch:
+    commit = data.get("commit") or {}
+    return Branch(
+        name=data["name"],
+        commit_sha=commit.get("id", ""),
+        protected=bool(data.get("protected", False)),
+        last_push_date=commit.get("committed_date"),
+    )
+
+
+def _task(item: dict[str, Any], kind: TaskType) -> SuggestedTask:
+    references = item.get("references") or {}
+    full = references.get("full", "")
+    repo = full.split("!")[0].split("#")[0] if full else ""
+    return SuggestedTask(
+        git_provider=ProviderType.GITLAB,
+        task_type=kind,
+        repo=repo,
+        issue_number=item["iid"],
+        title=item.get("title", ""),
+    )
+
+
+GitLabServiceImpl: type[GitLabService] = get_impl(
+    GitLabService, os.environ.get("OPENHANDS_GITLAB_SERVICE_CLS")
+)

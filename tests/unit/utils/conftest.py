@@ -1,0 +1,1 @@
+from tests.support.fixtures import scripted_llm  # noqa: F401
