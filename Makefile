@@ -5,7 +5,8 @@ PYTHON_VERSION ?= 3.11
 VENV := .venv
 PY := $(VENV)/bin/python
 UV := $(shell command -v uv 2>/dev/null || echo $(HOME)/.local/bin/uv)
-HOST ?= 0.0.0.0
+# Loopback only: the OSS API has no login. See README "Exposing the server" before changing.
+HOST ?= 127.0.0.1
 PORT ?= 3000
 IS_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo yes)
 export LITELLM_LOCAL_MODEL_COST_MAP := True

@@ -1,11 +1,70 @@
 """Settings for the whole suite (kept small: fixtures live next to the tests that use them)."""
 
 import os
+import re
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
 
 # LiteLLM would otherwise try to download its model price map at import time (no internet).
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 # Never let a developer's own config.toml or LLM key leak into tests.
 os.environ.setdefault("OPENHANDS_TEST", "1")
+# The server's background warm-up (imports for the first conversation, seconds of CPU) is off
+# for the many servers and apps the suite starts; tests/server/test_warmup.py turns it on.
+os.environ.setdefault("OPENHANDS_WARMUP", "false")
+
+# Every tmux server this run starts (LocalRuntime sandboxes, in this process or in the server
+# processes it spawns, which inherit the environment; the bash tests' own sockets) is named
+# `openhands-test-<pid of this run>-…`, so the run can end them all when it finishes, even
+# the ones of a server it SIGKILLed. Servers of earlier runs that died are ended at start.
+TMUX_RUN_PREFIX = f"openhands-test-{os.getpid()}"
+os.environ.setdefault("OPENHANDS_TMUX_SOCKET_PREFIX", TMUX_RUN_PREFIX)
+_TMUX_TEST_SOCKET = re.compile(r"openhands-test-(\d+)-")
+
+
+def _tmux_socket_dir() -> Path:
+    return Path(os.environ.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}"
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _end_tmux_servers(owned: Callable[[str], bool]) -> None:
+    """``tmux kill-server`` (then remove the socket) for each socket name ``owned`` accepts."""
+    try:
+        names = [entry.name for entry in _tmux_socket_dir().iterdir()]
+    except OSError:
+        return
+    for name in names:
+        if not owned(name):
+            continue
+        try:
+            subprocess.run(
+                ["tmux", "-L", name, "kill-server"],
+                capture_output=True,
+                stdin=subprocess.DEVNULL,
+                timeout=30,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        (_tmux_socket_dir() / name).unlink(missing_ok=True)
+
+
+def _this_run(name: str) -> bool:
+    return name.startswith(os.environ["OPENHANDS_TMUX_SOCKET_PREFIX"] + "-")
+
+
+def _dead_run(name: str) -> bool:
+    match = _TMUX_TEST_SOCKET.match(name)
+    return match is not None and not _pid_alive(int(match.group(1)))
 
 
 _SANDBOX_PREFIX = "openhands-runtime-"
@@ -28,9 +87,12 @@ def _exited_sandboxes() -> set[str]:
 
 def pytest_sessionstart(session: object) -> None:
     _sandboxes_before.update(_exited_sandboxes())
+    _end_tmux_servers(_dead_run)
 
 
 def pytest_sessionfinish(session: object, exitstatus: int) -> None:
+    if not os.environ.get("PYTEST_XDIST_WORKER"):  # a worker's siblings may still need them
+        _end_tmux_servers(_this_run)
     # A stopped conversation keeps its exited container (it can be resumed), so tests that
     # stop without deleting leave containers behind; remove the ones this run stopped.
     leftovers = _exited_sandboxes() - _sandboxes_before

@@ -11,6 +11,7 @@ import json
 import os
 import sys
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,16 +19,9 @@ from openhands.controller.replay import load_replay_log
 from openhands.core.config import OpenHandsConfig, parse_arguments, setup_config_from_args
 from openhands.core.config.arg_utils import openhands_version
 from openhands.core.logger import openhands_logger as logger
+from openhands.core.loop import error_to_state_callback
 from openhands.core.schema import AgentState
-from openhands.core.setup import (
-    create_agent,
-    create_controller,
-    create_memory,
-    create_registry_and_conversation_stats,
-    create_runtime,
-    generate_sid,
-    initialize_repository_for_runtime,
-)
+from openhands.core.setup import ConversationBuilder, generate_sid
 from openhands.events.action import Action, MessageAction, NullAction
 from openhands.events.event import Event, EventSource
 from openhands.events.observation import AgentStateChangedObservation
@@ -102,18 +96,13 @@ def save_trajectory(config: OpenHandsConfig, sid: str, history: list[Event]) -> 
 def install_status_callback(controller: AgentController, runtime: Runtime, memory: Memory) -> None:
     """Route error reports of the runtime, the controller and memory to an ERROR end state.
 
+    Call it on the event loop that waits for the run: the ERROR transition is sent there.
+
     Without it a runtime that dies under a pending action would leave the run waiting for an
     observation that never comes. A callback the caller installed still gets every report.
     """
 
-    def on_status(level: str, status: RuntimeStatus, message: str) -> None:
-        if level != "error":
-            logger.info("%s: %s", status.value, message)
-            return
-        logger.error("%s: %s", status.value, message)
-        controller.state.last_error = message or status.value
-        controller.set_agent_state_to(AgentState.ERROR)
-
+    on_status = error_to_state_callback(controller, asyncio.get_running_loop())
     for component in (runtime, controller, memory):
         component.status_callback = _chained(component.status_callback, on_status)
 
@@ -150,43 +139,44 @@ async def run_controller(
         replay_events, initial_user_action = load_replay_log(config.replay_trajectory_path)
 
     sid = sid or generate_sid(config)
-    llm_registry, conversation_stats, config = create_registry_and_conversation_stats(config, sid)
-    agent = create_agent(config, llm_registry)
+    # The same builder the server uses, so the two assemble a conversation alike.
+    builder = ConversationBuilder(config, sid, headless_mode=headless_mode)
+    builder.build_llm_registry()
+    builder.build_agent()
 
     if runtime is None:
-        runtime = create_runtime(
-            config, llm_registry, sid=sid, headless_mode=headless_mode, agent=agent
-        )
+        runtime = builder.build_runtime()
         await runtime.connect()
         repo_directory = await asyncio.to_thread(
-            initialize_repository_for_runtime, runtime, config.sandbox.selected_repo
+            builder.initialize_repository, config.sandbox.selected_repo
         )
     else:
+        builder.runtime = runtime
+        builder.event_stream = runtime.event_stream
         repo_directory = None
     event_stream = runtime.event_stream
 
     if memory is None:
         memory = await asyncio.to_thread(
-            create_memory,
-            runtime,
-            event_stream,
-            sid,
-            config.sandbox.selected_repo,
-            repo_directory,
-            None,
-            conversation_instructions,
-            str(runtime.workspace_root),
+            partial(
+                builder.build_memory,
+                selected_repository=config.sandbox.selected_repo,
+                repo_directory=repo_directory,
+                conversation_instructions=conversation_instructions,
+                working_dir=str(runtime.workspace_root),
+            )
         )
+    else:
+        builder.memory = memory
 
-    if agent.config.enable_mcp:
-        # Deferred: the MCP SDK is only loaded when MCP is on.
-        from openhands.mcp.utils import add_mcp_tools_to_agent
+    await builder.add_mcp_tools()
 
-        await add_mcp_tools_to_agent(agent, runtime, memory)
-
-    controller, initial_state = create_controller(
-        agent, runtime, config, conversation_stats, headless_mode=True, replay_events=replay_events
-    )
+    builder.build_security_analyzer()
+    # The controller of a headless run is always headless (agent.md §9.5), whatever the
+    # runtime was told.
+    builder.headless_mode = True
+    controller = builder.build_controller(replay_events)
+    initial_state = builder.initial_state
     install_status_callback(controller, runtime, memory)
 
     if initial_state is not None and initial_state.last_error:
@@ -221,12 +211,13 @@ async def run_controller(
                 controller.save_state()
             except Exception as e:
                 logger.warning("Could not save the state of %s: %s", sid, e)
-        controller.close(set_stop_state=False)
+        await controller.close(set_stop_state=False)
         event_stream.unsubscribe(EventStreamSubscriber.MAIN, sid)
         history = list(event_stream.search_events())
         save_trajectory(config, sid, history)
         runtime.close()
         event_stream.close()
+        await builder.close_security_analyzer()
     return state
 
 

@@ -1,6 +1,10 @@
 """Factories that wire one conversation together (used by the headless entrypoint and the server).
 
-Each function builds one part; callers decide the order. Nothing here runs at import time.
+``ConversationBuilder`` is the one assembly path: the server's AgentSession and the headless
+``run_controller`` both build a conversation's LLM registry and stats, agent, runtime,
+memory, security analyzer and controller through it, so the two cannot drift apart. The
+``create_*`` functions are the same steps for callers that want one part. Nothing here runs
+at import time.
 """
 
 from __future__ import annotations
@@ -8,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import uuid
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeVar
 
 from openhands.core.config import OpenHandsConfig
 from openhands.core.logger import openhands_logger as logger
@@ -25,6 +29,9 @@ if TYPE_CHECKING:
     from openhands.llm.llm_registry import LLMRegistry
     from openhands.memory.memory import Memory
     from openhands.runtime.base import Runtime
+    from openhands.security.analyzer import SecurityAnalyzer
+
+_T = TypeVar("_T")
 
 
 def generate_sid(config: OpenHandsConfig, session_name: str | None = None) -> str:
@@ -41,16 +48,254 @@ def create_file_store(config: OpenHandsConfig) -> FileStore:
     return get_file_store_from_config(config)
 
 
+class ConversationBuilder:
+    """Builds the parts of one conversation, one step per method, keeping what it built.
+
+    Callers run the steps in order (registry, agent, runtime, then memory, analyzer and
+    controller) and may do their own work between them (the server reports status and sets
+    up the workspace). ``headless_mode`` is False for the web server.
+    """
+
+    def __init__(
+        self,
+        config: OpenHandsConfig,
+        sid: str,
+        *,
+        file_store: FileStore | None = None,
+        event_stream: EventStream | None = None,
+        user_id: str | None = None,
+        headless_mode: bool = True,
+        status_callback: Callable[..., None] | None = None,
+        agent_name: str | None = None,
+        retry_listener: Callable[[int, int], None] | None = None,
+    ) -> None:
+        self.config = config
+        self.sid = sid
+        if file_store is None and event_stream is not None:
+            file_store = event_stream.file_store
+        self._file_store = file_store
+        self.event_stream = event_stream
+        self.user_id = user_id
+        self.headless_mode = headless_mode
+        self.status_callback = status_callback
+        self.agent_name = agent_name or config.default_agent
+        self.retry_listener = retry_listener
+        self.llm_registry: LLMRegistry | None = None
+        self.conversation_stats: ConversationStats | None = None
+        self.agent: Agent | None = None
+        self.runtime: Runtime | None = None
+        self.memory: Memory | None = None
+        self.security_analyzer: SecurityAnalyzer | None = None
+        self.controller: AgentController | None = None
+        self.initial_state: State | None = None
+
+    @property
+    def file_store(self) -> FileStore:
+        """The conversation's file store (the configured one unless given)."""
+        if self._file_store is None:
+            self._file_store = create_file_store(self.config)
+        return self._file_store
+
+    # --- the steps ---------------------------------------------------------------------------
+
+    def build_llm_registry(self) -> tuple[LLMRegistry, ConversationStats]:
+        from openhands.llm.conversation_stats import ConversationStats
+        from openhands.llm.llm_registry import LLMRegistry
+
+        registry = LLMRegistry(
+            self.config, agent_cls=self.agent_name, retry_listener=self.retry_listener
+        )
+        stats = ConversationStats(self.file_store, self.sid, self.user_id)
+        registry.subscribe(stats.register_llm)
+        self.llm_registry, self.conversation_stats = registry, stats
+        return registry, stats
+
+    def build_agent(self) -> Agent:
+        import openhands.agenthub  # noqa: F401  (registers the agents)
+        from openhands.controller.agent import Agent as AgentBase
+
+        registry = self.llm_registry
+        if registry is None:
+            registry, _ = self.build_llm_registry()
+        agent_cls = AgentBase.get_cls(self.agent_name)
+        agent_config = self.config.get_agent_config(self.agent_name)
+        self.agent = agent_cls(config=agent_config, llm_registry=registry)
+        return self.agent
+
+    def build_runtime(
+        self,
+        *,
+        env_vars: dict[str, str] | None = None,
+        git_provider_tokens: dict[str, str] | None = None,
+    ) -> Runtime:
+        """An unconnected runtime of the configured kind, subscribed to the stream.
+
+        It always starts (or resumes) its own sandbox: attaching to a sandbox of a running
+        loop is the per-request REST path's business, never a conversation start's.
+        """
+        import openhands.agenthub  # noqa: F401  (registers the agents named in the config)
+        from openhands.controller.agent import Agent as AgentBase
+        from openhands.runtime import get_runtime_cls
+
+        if self.event_stream is None:
+            self.event_stream = EventStream(self.sid, self.file_store, self.user_id)
+        agent_cls = type(self.agent) if self.agent is not None else None
+        if agent_cls is None:
+            agent_cls = AgentBase.get_cls(self.agent_name)
+        runtime_cls = get_runtime_cls(self.config.runtime)
+        logger.debug("Creating %s for conversation %s", runtime_cls.__name__, self.sid)
+        self.runtime = runtime_cls(
+            config=self.config,
+            event_stream=self.event_stream,
+            llm_registry=self.llm_registry,
+            sid=self.sid,
+            plugins=list(agent_cls.sandbox_plugins),
+            headless_mode=self.headless_mode,
+            git_provider_tokens=git_provider_tokens,
+            status_callback=self.status_callback,
+            attach_to_existing=False,
+            env_vars=env_vars,
+            user_id=self.user_id,
+        )
+        return self.runtime
+
+    def initialize_repository(
+        self,
+        selected_repository: str | None = None,
+        selected_branch: str | None = None,
+        repo_url: str | None = None,
+        git_provider_tokens: dict[str, str] | None = None,
+    ) -> str | None:
+        """Clone (or init) the workspace repository, then run its setup script and git hooks."""
+        runtime = self._require(self.runtime, "runtime")
+        directory = runtime.clone_or_init_repo(
+            git_provider_tokens if git_provider_tokens is not None else runtime.git_provider_tokens,
+            selected_repository,
+            selected_branch,
+            repo_url=repo_url,
+        )
+        runtime.maybe_run_setup_script()
+        runtime.maybe_setup_git_hooks()
+        return directory or None
+
+    def build_memory(
+        self,
+        *,
+        selected_repository: str | None = None,
+        repo_directory: str | None = None,
+        selected_branch: str | None = None,
+        conversation_instructions: str | None = None,
+        working_dir: str | None = None,
+        custom_secrets_descriptions: dict[str, str] | None = None,
+    ) -> Memory:
+        """Memory: runtime info, conversation instructions, repository info and microagents."""
+        from openhands.memory.memory import Memory
+
+        runtime = self._require(self.runtime, "runtime")
+        event_stream = self._require(self.event_stream, "event stream")
+        memory = Memory(
+            event_stream=event_stream, sid=self.sid, status_callback=self.status_callback
+        )
+        memory.set_conversation_instructions(conversation_instructions)
+        memory.set_runtime_info(
+            runtime,
+            custom_secrets_descriptions or {},
+            working_dir or self.config.workspace_mount_path_in_sandbox,
+        )
+        microagents = runtime.get_microagents_from_selected_repo(selected_repository)
+        memory.load_user_workspace_microagents(microagents)
+        if selected_repository and repo_directory:
+            memory.set_repository_info(selected_repository, repo_directory, selected_branch)
+        self.memory = memory
+        return memory
+
+    async def add_mcp_tools(self) -> None:
+        """Give the agent the configured MCP servers' tools (only when MCP is on)."""
+        agent = self._require(self.agent, "agent")
+        if not getattr(agent.config, "enable_mcp", False):
+            return
+        # Deferred: the MCP SDK is only loaded when MCP is on.
+        from openhands.mcp.utils import add_mcp_tools_to_agent
+
+        await add_mcp_tools_to_agent(agent, self._require(self.runtime, "runtime"), self.memory)
+
+    def build_security_analyzer(self) -> SecurityAnalyzer | None:
+        """The analyzer named in ``[security] security_analyzer`` (None: no analyzer)."""
+        self.security_analyzer = create_security_analyzer(self.config)
+        return self.security_analyzer
+
+    def build_controller(self, replay_events: list[Event] | None = None) -> AgentController:
+        """The controller, restoring this conversation's saved State when there is one.
+
+        It gets the analyzer built by ``build_security_analyzer`` (built here if that step
+        was skipped), so confirmation mode asks only for what the analyzer rates HIGH.
+        """
+        from openhands.controller.agent_controller import AgentController
+
+        agent = self._require(self.agent, "agent")
+        event_stream = self._require(self.event_stream, "event stream")
+        if self.security_analyzer is None:
+            self.build_security_analyzer()
+        # The stream's own store: a runtime handed in from outside may bring its own.
+        self.initial_state = restore_state(self.sid, event_stream.file_store, self.user_id)
+        config = self.config
+        self.controller = AgentController(
+            agent=agent,
+            event_stream=event_stream,
+            conversation_stats=self.conversation_stats,
+            iteration_delta=config.max_iterations,
+            budget_per_task_delta=config.max_budget_per_task,
+            agent_to_llm_config=config.get_agent_to_llm_config_map(),
+            agent_configs=config.get_agent_configs(),
+            sid=self.sid,
+            file_store=event_stream.file_store,
+            user_id=self.user_id,
+            confirmation_mode=config.security.confirmation_mode,
+            initial_state=self.initial_state,
+            headless_mode=self.headless_mode,
+            status_callback=self.status_callback,
+            replay_events=replay_events,
+            security_analyzer=self.security_analyzer,
+        )
+        return self.controller
+
+    async def close_security_analyzer(self) -> None:
+        """Release what the analyzer holds; a failure is logged, never raised."""
+        analyzer, self.security_analyzer = self.security_analyzer, None
+        if analyzer is None:
+            return
+        try:
+            await analyzer.close()
+        except Exception as e:
+            logger.warning("Closing the security analyzer of %s failed: %s", self.sid, e)
+
+    @staticmethod
+    def _require(part: _T | None, name: str) -> _T:
+        if part is None:
+            raise RuntimeError(f"Build the {name} first")
+        return part
+
+
+def restore_state(sid: str, file_store: FileStore, user_id: str | None = None) -> State | None:
+    """The saved State of a conversation; None for a new one or an unreadable save."""
+    from openhands.controller.state.state import State
+
+    try:
+        return State.restore_from_session(sid, file_store, user_id)
+    except FileNotFoundError:
+        return None
+    except Exception as e:
+        logger.warning("Could not restore the saved state of %s: %s", sid, e)
+        return None
+
+
+# --- one part at a time (the public factories of ``openhands.core.setup``) --------------------
+
+
 def create_registry_and_conversation_stats(
     config: OpenHandsConfig, sid: str, user_id: str | None = None
 ) -> tuple[LLMRegistry, ConversationStats, OpenHandsConfig]:
-    from openhands.llm.conversation_stats import ConversationStats
-    from openhands.llm.llm_registry import LLMRegistry
-
-    file_store = create_file_store(config)
-    stats = ConversationStats(file_store, sid, user_id)
-    registry = LLMRegistry(config)
-    registry.subscribe(stats.register_llm)
+    registry, stats = ConversationBuilder(config, sid, user_id=user_id).build_llm_registry()
     return registry, stats, config
 
 
@@ -68,26 +313,16 @@ def create_runtime(
 
     Call ``await runtime.connect()`` (or ``call_async_from_sync(runtime.connect)``) next.
     """
-    import openhands.agenthub  # noqa: F401  (registers the agents named in the config)
-    from openhands.controller.agent import Agent as AgentBase
-    from openhands.runtime import get_runtime_cls
-
-    session_id = sid or generate_sid(config)
-    if event_stream is None:
-        event_stream = EventStream(session_id, create_file_store(config))
-    agent_cls = type(agent) if agent is not None else AgentBase.get_cls(config.default_agent)
-    runtime_cls = get_runtime_cls(config.runtime)
-    logger.debug("Creating %s for conversation %s", runtime_cls.__name__, session_id)
-    return runtime_cls(
-        config=config,
+    builder = ConversationBuilder(
+        config,
+        sid or generate_sid(config),
         event_stream=event_stream,
-        llm_registry=llm_registry,
-        sid=session_id,
-        plugins=list(agent_cls.sandbox_plugins),
         headless_mode=headless_mode,
-        git_provider_tokens=git_provider_tokens,
         status_callback=status_callback,
     )
+    builder.llm_registry = llm_registry
+    builder.agent = agent
+    return builder.build_runtime(git_provider_tokens=git_provider_tokens)
 
 
 def initialize_repository_for_runtime(
@@ -97,12 +332,9 @@ def initialize_repository_for_runtime(
     repo_url: str | None = None,
 ) -> str | None:
     """Clone (or init) the workspace repository, then run its setup script and git hooks."""
-    directory = runtime.clone_or_init_repo(
-        runtime.git_provider_tokens, selected_repository, selected_branch, repo_url=repo_url
-    )
-    runtime.maybe_run_setup_script()
-    runtime.maybe_setup_git_hooks()
-    return directory or None
+    builder = ConversationBuilder(runtime.config, runtime.sid, event_stream=runtime.event_stream)
+    builder.runtime = runtime
+    return builder.initialize_repository(selected_repository, selected_branch, repo_url)
 
 
 def create_memory(
@@ -117,25 +349,23 @@ def create_memory(
     custom_secrets_descriptions: dict[str, str] | None = None,
 ) -> Memory:
     """Memory for the conversation: runtime info, repository info and workspace microagents."""
-    from openhands.memory.memory import Memory
-
-    memory = Memory(event_stream=event_stream, sid=sid, status_callback=status_callback)
-    memory.set_conversation_instructions(conversation_instructions)
-    memory.set_runtime_info(runtime, custom_secrets_descriptions or {}, working_dir)
-    microagents = runtime.get_microagents_from_selected_repo(selected_repository)
-    memory.load_user_workspace_microagents(microagents)
-    if selected_repository and repo_directory:
-        memory.set_repository_info(selected_repository, repo_directory)
-    return memory
+    builder = ConversationBuilder(
+        runtime.config, sid, event_stream=event_stream, status_callback=status_callback
+    )
+    builder.runtime = runtime
+    return builder.build_memory(
+        selected_repository=selected_repository,
+        repo_directory=repo_directory,
+        conversation_instructions=conversation_instructions,
+        working_dir=working_dir,
+        custom_secrets_descriptions=custom_secrets_descriptions,
+    )
 
 
 def create_agent(config: OpenHandsConfig, llm_registry: LLMRegistry) -> Agent:
-    import openhands.agenthub  # noqa: F401  (registers the agents)
-    from openhands.controller.agent import Agent as AgentBase
-
-    agent_cls = AgentBase.get_cls(config.default_agent)
-    agent_config = config.get_agent_config(config.default_agent)
-    return agent_cls(config=agent_config, llm_registry=llm_registry)
+    builder = ConversationBuilder(config, "")
+    builder.llm_registry = llm_registry
+    return builder.build_agent()
 
 
 def create_controller(
@@ -148,38 +378,21 @@ def create_controller(
     status_callback: Callable[..., None] | None = None,
 ) -> tuple[AgentController, State | None]:
     """The controller, restoring a saved State of this conversation when there is one."""
-    from openhands.controller.agent_controller import AgentController
-    from openhands.controller.state.state import State
-
     event_stream = runtime.event_stream
-    initial_state: State | None = None
-    try:
-        initial_state = State.restore_from_session(event_stream.sid, event_stream.file_store)
-    except FileNotFoundError:
-        initial_state = None
-    except Exception as e:
-        logger.warning("Could not restore the saved state of %s: %s", event_stream.sid, e)
-    controller = AgentController(
-        agent=agent,
+    builder = ConversationBuilder(
+        config,
+        event_stream.sid,
         event_stream=event_stream,
-        conversation_stats=conversation_stats,
-        iteration_delta=config.max_iterations,
-        budget_per_task_delta=config.max_budget_per_task,
-        agent_to_llm_config=config.get_agent_to_llm_config_map(),
-        agent_configs=config.get_agent_configs(),
-        sid=event_stream.sid,
-        file_store=event_stream.file_store,
-        confirmation_mode=config.security.confirmation_mode,
-        initial_state=initial_state,
         headless_mode=headless_mode,
         status_callback=status_callback,
-        replay_events=replay_events,
-        security_analyzer=create_security_analyzer(config),
     )
-    return controller, initial_state
+    builder.agent = agent
+    builder.conversation_stats = conversation_stats
+    controller = builder.build_controller(replay_events)
+    return controller, builder.initial_state
 
 
-def create_security_analyzer(config: OpenHandsConfig) -> Any:
+def create_security_analyzer(config: OpenHandsConfig) -> SecurityAnalyzer | None:
     """The configured security analyzer (None when confirmation runs without one)."""
     from openhands.security import create_security_analyzer as create
 

@@ -21,6 +21,12 @@ Design notes (where we differ from the reference, on purpose):
 - Secret masking also covers ``message`` and strings inside lists (the reference leaks both).
   The serialized text is searched for the secrets first, so an event without any is not
   walked and serialized twice.
+- What is stored (event files, cache pages) and what goes to clients (the ``server``
+  subscriber: socket ``oh_event``, metadata) is masked. The reference also hands the masked
+  copy to the runtime, which then runs ``echo <secret_hidden>`` instead of the command the
+  agent wrote; here the subscribers in ``UNMASKED_SUBSCRIBERS`` (the runtime) get a copy
+  rebuilt from the unmasked dict. The agent's own view (controller, memory) stays masked, so
+  secret values that show up in outputs are not sent back to the LLM.
 """
 
 from __future__ import annotations
@@ -66,6 +72,9 @@ class EventStreamSubscriber(str, Enum):
     TEST = "test"
 
 
+# Subscribers that must see what the agent really asked for: the runtime executes it.
+UNMASKED_SUBSCRIBERS = frozenset({EventStreamSubscriber.RUNTIME.value})
+
 _STOP = object()
 
 
@@ -94,6 +103,7 @@ class _Callback:
         self.callback = callback
         self.subscriber_id = subscriber_id
         self.callback_id = callback_id
+        self.unmasked = subscriber_id in UNMASKED_SUBSCRIBERS
         self.dropped = False
         self.queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self.thread = threading.Thread(
@@ -112,8 +122,9 @@ class _Callback:
                 if self.dropped:
                     continue
                 try:
-                    # Each callback gets its own copy, rebuilt from the masked dict: no
-                    # subscriber can see secrets or another subscriber's mutations.
+                    # Each callback gets its own copy, rebuilt from the masked dict (the
+                    # unmasked one for the runtime): no subscriber sees another one's
+                    # mutations, and only the runtime sees secret values.
                     self.callback(event_from_dict(data))
                 except Exception:
                     logger.exception(
@@ -199,20 +210,22 @@ class EventStream(EventStore):
             return [self._mask(v, values) for v in value]
         return value
 
-    def _serialize(self, event: Event) -> tuple[dict[str, Any], bytes]:
-        """The masked dict of ``event`` and its JSON text."""
-        data = event_to_dict(event)
-        text = orjson.dumps(data)
+    def _serialize(self, event: Event) -> tuple[dict[str, Any], dict[str, Any], bytes]:
+        """The unmasked dict of ``event``, its masked dict and the masked JSON text. The two
+        dicts are the same object when the event holds no secret."""
+        raw = event_to_dict(event)
+        text = orjson.dumps(raw)
         masking = self._masking
         # Most events hold no secret: mask (and serialize again) only when the text shows
-        # that one of them may occur in a value.
+        # that one of them may occur in a value. _mask builds new dicts and lists, so the
+        # unmasked dict is left as it was.
         if masking.needles and any(needle in text for needle in masking.needles):
             values = masking.values
-            data = {
-                k: (v if k in _PROTECTED_KEYS else self._mask(v, values)) for k, v in data.items()
+            masked = {
+                k: (v if k in _PROTECTED_KEYS else self._mask(v, values)) for k, v in raw.items()
             }
-            text = orjson.dumps(data)
-        return data, text
+            return raw, masked, orjson.dumps(masked)
+        return raw, raw, text
 
     # --- subscriptions -------------------------------------------------------------------
 
@@ -263,7 +276,7 @@ class EventStream(EventStore):
             event_id = self.cur_id
             event.id = event_id
             try:
-                data, text = self._serialize(event)
+                raw, data, text = self._serialize(event)
                 if len(text) > _LARGE_EVENT_BYTES:
                     logger.warning("Event %s is large: %d bytes", event_id, len(text))
                 self._write_event_file(event_id, text)
@@ -273,7 +286,7 @@ class EventStream(EventStore):
             self._cur_id = event_id + 1
             self._append_to_page(event_id, text)
             for cb in self._delivery_order:
-                cb.queue.put(data)
+                cb.queue.put(raw if cb.unmasked else data)
 
     def _write_event_file(self, event_id: int, text: bytes) -> None:
         if self._local_events_dir is None:

@@ -32,6 +32,7 @@ from openhands.llm.fn_call_converter import (
     convert_non_fncall_messages_to_fncall_messages,
 )
 from openhands.llm.fn_call_tags import STOP_WORD
+from openhands.llm.litellm_debug import enable_litellm_debug_logging, register_llm_secrets
 from openhands.llm.metrics import Metrics
 from openhands.llm.model_features import ModelFeatures, get_features
 from openhands.llm.model_info import (
@@ -43,11 +44,15 @@ from openhands.llm.retry_mixin import RetryListener, RetryMixin
 
 # LiteLLM prints a "give feedback" banner on every exception unless told not to.
 litellm.suppress_debug_info = True
+# ... except with DEBUG_LLM, which also turns LiteLLM's verbose logging on (secrets masked).
+enable_litellm_debug_logging()
 
 FORCE_VISION_ENV = "OPENHANDS_FORCE_VISION"
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _STRING_SERIALIZER_MODELS = ("deepseek", "openrouter/anthropic/claude-sonnet-4")
 _NO_EXAMPLE_MODELS = ("openhands-lm", "devstral")
+# How LiteLLM's error reads when a provider's answer has no choices.
+_NO_CHOICES_MARK = "response with no 'choices'"
 
 MessageLike = Message | dict[str, Any]
 
@@ -72,6 +77,9 @@ class LLM(RetryMixin):
         self.original_config = copy.deepcopy(config)
         self.config = copy.deepcopy(config)
         rewrite_openhands_model(self.config)
+        register_llm_secrets(
+            self.config.api_key, self.config.aws_access_key_id, self.config.aws_secret_access_key
+        )
         self.service_id = service_id
         self.metrics = metrics if metrics is not None else Metrics(model_name=self.config.model)
         self.retry_listener = retry_listener
@@ -224,7 +232,15 @@ class LLM(RetryMixin):
         litellm.modify_params = self.config.modify_params
         call_kwargs = {**self._call_params, **kwargs}
         started = time.time()
-        response: ModelResponse = litellm.completion(messages=messages, **call_kwargs)
+        try:
+            response: ModelResponse = litellm.completion(messages=messages, **call_kwargs)
+        except Exception as exc:
+            # Some LiteLLM releases raise on an answer without choices instead of returning
+            # it: the same no-response case as below (retried with temperature 1).
+            if _NO_CHOICES_MARK not in str(exc):
+                raise
+            self.metrics.add_response_latency(max(0.0, time.time() - started), "")
+            raise LLMNoResponseError("Response choices is less than 1. " + str(exc)[:500]) from exc
         self.metrics.add_response_latency(max(0.0, time.time() - started), response.id or "")
 
         if not response.choices:

@@ -74,9 +74,10 @@ class ModelFeatures:
     supports_stop_words: bool
 
 
-def normalize_model_name(model: str) -> str:
-    """Lowercase and trim; keep the part after the last ``/`` without a ``:tag``; drop ``-gguf``."""
-    name = model.strip().lower()
+def normalize_model_name(model: str | None) -> str:
+    """Lowercase and trim; keep the part after the last ``/`` without a ``:tag``; drop ``-gguf``.
+    No model (``None``) gives ``''``."""
+    name = (model or "").strip().lower()
     if "/" in name:
         name = name.rsplit("/", 1)[1].split(":", 1)[0]
     if name.endswith("-gguf"):

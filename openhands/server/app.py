@@ -14,12 +14,13 @@ import os
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
+from typing import Any
 
 import socketio
 from fastapi import FastAPI
 
 from openhands.core.config import OpenHandsConfig
-from openhands.server import socket_json
+from openhands.server import errors, socket_json
 from openhands.server.app_services import AppServices
 from openhands.server.conversation_manager.conversation_manager import ConversationManager
 from openhands.server.conversation_manager.standalone_conversation_manager import (
@@ -36,6 +37,7 @@ from openhands.server.middleware import (
     GitHubTokenMiddleware,
     LocalhostCORSMiddleware,
     RateLimitMiddleware,
+    SandboxOriginMiddleware,
 )
 from openhands.server.routes.conversation import conversation_api_router
 from openhands.server.routes.feedback import feedback_api_router
@@ -102,6 +104,10 @@ def _widen_default_executor(config: OpenHandsConfig) -> None:
     )
 
 
+def _truthy(value: str) -> bool:
+    return value.strip().lower() not in ("0", "false", "no", "off", "")
+
+
 def _user_auth_factory(config: OpenHandsConfig, server: ServerConfig) -> UserAuthFactory:
     if server.user_auth == "jwt":
         # PyJWT (and its crypto backends) load only in the mode that needs them.
@@ -142,6 +148,12 @@ def create_app(
             conversation_manager=manager,
             user_auth_factory=_user_auth_factory(app_config, server),
         )
+        if _truthy(os.environ.get("OPENHANDS_WARMUP", "true")):
+            # Imports for the first conversation, in the background: `/alive` and the first
+            # requests do not wait for it (see openhands/server/warmup.py).
+            from openhands.server.warmup import start_warmup
+
+            start_warmup(app_config)
         async with manager:
             try:
                 yield
@@ -198,16 +210,102 @@ def create_app(
     app.include_router(health_router)
     if server.serve_frontend:
         app.mount("/", frontend_app(server.frontend_dir), name="frontend")
+    install_openapi_errors(app)
 
     register_socket_handlers(sio, lambda: app.state.services)
     return app
+
+
+# Errors of the file routes (whose module declares none itself), by (method, path).
+_CONVERSATION = "/api/conversations/{conversation_id}"
+_ROUTE_ERRORS: dict[tuple[str, str], errors.Responses] = {
+    ("get", f"{_CONVERSATION}/list-files"): {
+        404: errors.error("No such conversation or sandbox, or the runtime is not ready"),
+        500: errors.error("Listing the files failed"),
+    },
+    ("get", f"{_CONVERSATION}/select-file"): {
+        **errors.ATTACHED_RESPONSES,
+        415: errors.error("A binary file"),
+        500: errors.error("Opening the file failed"),
+    },
+    ("post", f"{_CONVERSATION}/upload-files"): errors.ATTACHED_RESPONSES,
+    ("get", f"{_CONVERSATION}/zip-directory"): {
+        **errors.ATTACHED_RESPONSES,
+        500: errors.error("Zipping the workspace failed"),
+    },
+    ("get", f"{_CONVERSATION}/git/changes"): {
+        404: errors.error("No such conversation or sandbox, or not a git repository"),
+        500: errors.error("Reading the git state failed"),
+    },
+    ("get", f"{_CONVERSATION}/git/diff"): {
+        **errors.ATTACHED_RESPONSES,
+        500: errors.error("Reading the diff failed"),
+    },
+}
+_ERROR_MODELS = (
+    errors.DetailErrorBody,
+    errors.ErrorTextBody,
+    errors.StatusErrorBody,
+    errors.MessageErrorBody,
+)
+
+
+def _response_object(doc: dict[str, Any]) -> dict[str, Any]:
+    if "content" in doc:
+        return {"description": doc["description"], "content": doc["content"]}
+    ref = f"#/components/schemas/{doc['model'].__name__}"
+    return {
+        "description": doc["description"],
+        "content": {"application/json": {"schema": {"$ref": ref}}},
+    }
+
+
+def add_error_responses(schema: dict[str, Any]) -> dict[str, Any]:
+    """Declare in an OpenAPI document the errors each operation can answer with, derived
+    from what the operation takes: the `/api` guards (a `X-Session-API-Key` header: 401), a
+    conversation id in the path (400, 403), a request body (413), and the rate limiter
+    (429) for all. Route-specific errors are declared on the routes themselves
+    (``responses=``) or, for the file routes, in ``_ROUTE_ERRORS``; declarations win."""
+    components = schema.setdefault("components", {}).setdefault("schemas", {})
+    for model in _ERROR_MODELS:
+        components.setdefault(
+            model.__name__, model.model_json_schema(ref_template="#/components/schemas/{model}")
+        )
+    for path, operations in schema.get("paths", {}).items():
+        for method, operation in operations.items():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            parameters = operation.get("parameters", [])
+            names = {(p.get("in"), str(p.get("name", "")).lower()) for p in parameters}
+            found: errors.Responses = {}
+            if ("header", "x-session-api-key") in names:
+                found.update(errors.GUARD_RESPONSES)
+            if ("path", "conversation_id") in names:
+                found.update(errors.CONVERSATION_ID_RESPONSES)
+            if "requestBody" in operation:
+                found.update(errors.BODY_RESPONSES)
+            found.update(errors.RATE_LIMIT_RESPONSES)
+            found.update(_ROUTE_ERRORS.get((method, path), {}))
+            responses = operation["responses"]
+            for status, doc in found.items():
+                responses.setdefault(str(status), _response_object(doc))
+    return schema
+
+
+def install_openapi_errors(app: FastAPI) -> None:
+    generate = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        return add_error_responses(generate())  # idempotent on FastAPI's cached document
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def create_asgi_app(
     config: OpenHandsConfig | None = None,
     server_config: ServerConfig | None = None,
     **kwargs: object,
-) -> socketio.ASGIApp:
+) -> SandboxOriginMiddleware:
     """FastAPI behind Socket.IO: `/socket.io/` goes to Socket.IO, the rest to FastAPI."""
     base_app = create_app(config, server_config, **kwargs)  # type: ignore[arg-type]
-    return socketio.ASGIApp(base_app.state.sio, other_asgi_app=base_app)
+    return SandboxOriginMiddleware(socketio.ASGIApp(base_app.state.sio, other_asgi_app=base_app))

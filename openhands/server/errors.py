@@ -13,6 +13,7 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field
 
 from openhands.storage.conversation.paging import InvalidPageIdError
 from openhands.storage.data_models.user_secrets import (
@@ -230,6 +231,94 @@ ERROR_TABLE: dict[type[Exception], Handler] = {
     InvalidPageIdError: _detail(400),
     CustomSecretExistsError: _message(400),
     CustomSecretNotFoundError: _error(404),
+}
+
+
+# --- the error bodies in the OpenAPI document -----------------------------------------------
+#
+# One model per body style; routes declare what they answer with the helpers below (shared
+# dicts such as ``GUARD_RESPONSES`` for whole routers), so the document lists the real error
+# statuses instead of FastAPI's 200/422 alone.
+
+
+class DetailErrorBody(BaseModel):
+    """`detail` style: FastAPI's HTTP errors and this server's guards."""
+
+    detail: str = Field(description="What went wrong")
+
+
+class ErrorTextBody(BaseModel):
+    """`error` style; some routes add their own keys (`success`, `hosts`, `vscode_url`, …)."""
+
+    model_config = ConfigDict(extra="allow")
+    error: str = Field(description="What went wrong")
+
+
+class StatusErrorBody(BaseModel):
+    """`status` style: `{"status": "error", "message", "msg_id"}` (the frontend translates
+    `msg_id`); `/start` and `/stop` carry `conversation_id` instead of `msg_id`."""
+
+    status: str = Field(default="error", description='Always "error"')
+    message: str | None = None
+    msg_id: str | None = Field(default=None, description="Translation key for the frontend")
+    conversation_id: str | None = None
+
+
+class MessageErrorBody(BaseModel):
+    """`message` style (custom secrets, the rate limiter)."""
+
+    message: str
+
+
+ResponseDoc = dict[str, Any]
+Responses = dict[int | str, ResponseDoc]
+
+
+def detail(description: str) -> ResponseDoc:
+    return {"model": DetailErrorBody, "description": description}
+
+
+def error(description: str) -> ResponseDoc:
+    return {"model": ErrorTextBody, "description": description}
+
+
+def status_error(description: str) -> ResponseDoc:
+    return {"model": StatusErrorBody, "description": description}
+
+
+def message(description: str) -> ResponseDoc:
+    return {"model": MessageErrorBody, "description": description}
+
+
+def text(description: str) -> ResponseDoc:
+    """A bare JSON string body."""
+    return {
+        "description": description,
+        "content": {"application/json": {"schema": {"type": "string"}}},
+    }
+
+
+# Shared sets, declared once per router (or added by the app for every route they apply to).
+GUARD_RESPONSES: Responses = {
+    401: detail(
+        "`X-Session-API-Key` missing or wrong (when `SESSION_API_KEY` is set), or no valid "
+        "token in multi-user mode"
+    ),
+}
+CONVERSATION_ID_RESPONSES: Responses = {
+    400: detail("Invalid conversation id (too long, path or control characters)"),
+    403: detail("The conversation belongs to another user"),
+}
+ATTACHED_RESPONSES: Responses = {
+    404: detail("No such conversation, or its sandbox cannot be reached"),
+}
+BODY_RESPONSES: Responses = {413: detail("Request body too large")}
+RATE_LIMIT_RESPONSES: Responses = {429: message("Too many requests (header `Retry-After`)")}
+GIT_PROVIDER_RESPONSES: Responses = {
+    400: text("A provider this server does not serve, or a bad parameter"),
+    401: text("No provider token stored, or the provider refused it"),
+    404: text("The provider found nothing there"),
+    502: text("The provider could not be reached or answered with an error"),
 }
 
 

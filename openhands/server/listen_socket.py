@@ -110,15 +110,28 @@ def register_socket_handlers(
             logger.exception("Joining %s failed", conversation_id)
             raise ConnectionRefusedError("Failed to join conversation") from None
 
-    async def user_action(connection_id: str, data: Any) -> None:
+    async def reply_error(connection_id: str, message: str) -> None:
+        payload = ErrorPayload(message=message).model_dump(exclude_none=True)
+        await sio.emit(OH_EVENT, payload, to=connection_id)
+
+    async def user_action(connection_id: str, *args: Any) -> None:
+        # python-socketio passes the event's arguments as they came: none at all, one, or
+        # several. Anything but exactly one JSON object is answered, never dropped (§7.6).
         app = services()
         try:
+            if len(args) != 1:
+                raise InvalidUserActionError(
+                    f"An action is one JSON object; got {len(args)} arguments"
+                )
+            data = args[0]
             if not isinstance(data, dict):
                 raise InvalidUserActionError("An action must be a JSON object")
             await app.conversation_manager.send_to_event_stream(connection_id, data)
         except (ConversationManagerError, InvalidUserActionError) as error:
-            payload = ErrorPayload(message=str(error)).model_dump(exclude_none=True)
-            await sio.emit(OH_EVENT, payload, to=connection_id)
+            await reply_error(connection_id, str(error))
+        except Exception as error:
+            logger.exception("Handling an action from %s failed", connection_id)
+            await reply_error(connection_id, f"Failed to handle the action: {error}")
 
     async def disconnect(connection_id: str, *_reason: Any) -> None:
         await services().conversation_manager.disconnect_from_session(connection_id)

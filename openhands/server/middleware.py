@@ -1,16 +1,20 @@
 """HTTP middleware, outermost first: RateLimit → CacheControl → LocalhostCORS →
 BodySizeLimit → AttachConversation → GitHubToken → routes (server-api §2). Socket.IO
 traffic never reaches them: the Socket.IO app sits in front of FastAPI.
+
+``SandboxOriginMiddleware`` is different: it wraps the whole ASGI app, Socket.IO included
+(``listen.py``), and keeps requests from sandbox containers to the MCP endpoint.
 """
 
 from __future__ import annotations
 
 import asyncio
 import ipaddress
+import os
 import re
 import time
 from collections import defaultdict, deque
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from urllib.parse import urlparse
 
 from pydantic import SecretStr
@@ -86,6 +90,8 @@ class RateLimitMiddleware:
         reject_after: int = 20,
         exempt_loopback: bool = False,
         window_seconds: float = 1.0,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         self.app = app
         self.enabled = enabled
@@ -93,10 +99,13 @@ class RateLimitMiddleware:
         self.reject_after = reject_after
         self.exempt_loopback = exempt_loopback
         self.window = window_seconds
+        # Injectable so that tests can drive the window without waiting in real time.
+        self._clock = clock
+        self._sleep = sleep
         self._history: dict[str, deque[float]] = defaultdict(deque)
 
     def _count(self, client: str) -> int:
-        now = time.monotonic()
+        now = self._clock()
         history = self._history[client]
         while history and history[0] <= now - self.window:
             history.popleft()
@@ -129,7 +138,7 @@ class RateLimitMiddleware:
             await response(scope, receive, send)
             return
         if count > self.delay_after:
-            await asyncio.sleep(1)
+            await self._sleep(1)
         await self.app(scope, receive, send)
 
 
@@ -313,3 +322,146 @@ class ActivityMiddleware:
             if services is not None:
                 services.last_request_at = time.time()
         await self.app(scope, receive, send)
+
+
+# --- requests from sandboxes -----------------------------------------------------------
+
+SANDBOX_ALLOWED_PREFIX = "/mcp"
+TRUSTED_ADDRESSES_ENV = "OPENHANDS_TRUSTED_PROXIES"
+_SANDBOX_CONTAINER_PREFIX = "openhands-runtime-"
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+def _parse_ip(text: str) -> IPAddress | None:
+    try:
+        address = ipaddress.ip_address(text)
+    except ValueError:
+        return None
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    return address
+
+
+def _parse_networks(items: Sequence[str]) -> list[IPNetwork]:
+    networks: list[IPNetwork] = []
+    for item in items:
+        try:
+            networks.append(ipaddress.ip_network(item.strip(), strict=False))
+        except ValueError:
+            continue
+    return networks
+
+
+class DockerSandboxAddresses:
+    """Which client addresses belong to sandboxes: the subnets of the Docker engine's bridge
+    networks (minus their gateways, which are this host itself) and the addresses of the
+    `openhands-runtime-*` containers on any network.
+
+    The engine is asked in a worker thread, at most once per ``refresh_seconds`` and only
+    for a client that is not loopback and not already known: a new sandbox on a known bridge
+    is recognised at once, one on a new network after the next refresh. Without a Docker
+    engine no address is a sandbox (LocalRuntime sandboxes are host processes)."""
+
+    def __init__(self, refresh_seconds: float = 1.0, trusted: Sequence[str] | None = None) -> None:
+        self.refresh_seconds = refresh_seconds
+        if trusted is None:
+            trusted = os.environ.get(TRUSTED_ADDRESSES_ENV, "").split(",")
+        self.trusted = _parse_networks([t for t in trusted if t.strip()])
+        self._subnets: list[IPNetwork] = []
+        self._gateways: set[IPAddress] = set()
+        self._containers: set[IPAddress] = set()
+        self._refreshed_at: float | None = None
+        self._lock = asyncio.Lock()
+
+    def _known(self, address: IPAddress) -> bool:
+        if address in self._containers:
+            return True
+        if address in self._gateways:
+            return False
+        return any(address in subnet for subnet in self._subnets)
+
+    async def is_sandbox(self, host: str) -> bool:
+        address = _parse_ip(host)
+        if address is None or address.is_loopback:
+            return False
+        if any(address in network for network in self.trusted):
+            return False
+        if self._known(address):
+            return True
+        async with self._lock:
+            now = time.monotonic()
+            if self._refreshed_at is None or now - self._refreshed_at >= self.refresh_seconds:
+                await asyncio.to_thread(self._refresh)
+                self._refreshed_at = time.monotonic()
+        return self._known(address)
+
+    def _refresh(self) -> None:
+        try:
+            import docker  # the server only needs the engine once a non-local client calls
+
+            client = docker.from_env(timeout=5)
+            try:
+                networks = client.api.networks()
+                containers = client.api.containers(filters={"name": _SANDBOX_CONTAINER_PREFIX})
+            finally:
+                client.close()
+        except Exception:  # no engine: nothing is a sandbox
+            self._subnets, self._gateways, self._containers = [], set(), set()
+            return
+        subnets: list[IPNetwork] = []
+        gateways: set[IPAddress] = set()
+        for network in networks:
+            if network.get("Driver") != "bridge":
+                continue  # macvlan/ipvlan subnets are the LAN itself
+            for entry in (network.get("IPAM") or {}).get("Config") or []:
+                subnets.extend(_parse_networks([entry.get("Subnet") or ""]))
+                gateway = _parse_ip(entry.get("Gateway") or "")
+                if gateway is not None:
+                    gateways.add(gateway)
+        addresses: set[IPAddress] = set()
+        for container in containers:
+            names = container.get("Names") or []
+            if not any(n.lstrip("/").startswith(_SANDBOX_CONTAINER_PREFIX) for n in names):
+                continue
+            attached = (container.get("NetworkSettings") or {}).get("Networks") or {}
+            for settings in attached.values():
+                for key in ("IPAddress", "GlobalIPv6Address"):
+                    address = _parse_ip(settings.get(key) or "")
+                    if address is not None:
+                        addresses.add(address)
+        self._subnets, self._gateways, self._containers = subnets, gateways, addresses
+
+
+class SandboxOriginMiddleware:
+    """Requests that come from a sandbox (see ``DockerSandboxAddresses``) may only reach the
+    MCP endpoint, which checks its own key; everything else is a 403, Socket.IO included.
+
+    When the server listens beyond loopback, a sandbox reaches it over the Docker bridge; the
+    agent must not read settings, conversations or events through it. It wraps the whole ASGI
+    app (outside Socket.IO), so no route or socket escapes it."""
+
+    def __init__(self, app: ASGIApp, addresses: DockerSandboxAddresses | None = None) -> None:
+        self.app = app
+        self.addresses = addresses or DockerSandboxAddresses()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        client = scope.get("client")
+        if scope["type"] not in ("http", "websocket") or not client:
+            await self.app(scope, receive, send)
+            return
+        if not await self.addresses.is_sandbox(client[0]):
+            await self.app(scope, receive, send)
+            return
+        path = scope.get("path", "")
+        allowed = path == SANDBOX_ALLOWED_PREFIX or path.startswith(SANDBOX_ALLOWED_PREFIX + "/")
+        if scope["type"] == "http" and allowed:
+            await self.app(scope, receive, send)
+            return
+        if scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        response = JSONResponse(
+            {"detail": "Forbidden: a sandbox may only call the MCP endpoint"}, status_code=403
+        )
+        await response(scope, receive, send)

@@ -12,8 +12,8 @@ from openhands.storage.object_keys import directory_prefix, immediate_children, 
 class GoogleCloudFileStore(FileStore):
     """Blobs in one bucket; blob names are the store paths.
 
-    The bucket defaults to env ``GOOGLE_CLOUD_BUCKET_NAME``. Credentials come from
-    ``GOOGLE_APPLICATION_CREDENTIALS``; without it the client is anonymous.
+    The bucket defaults to env ``GOOGLE_CLOUD_BUCKET_NAME``. Credentials come from Google's
+    default chain (``storage.Client()``), never an anonymous client.
     """
 
     def __init__(self, bucket_name: str | None = None) -> None:
@@ -32,10 +32,9 @@ class GoogleCloudFileStore(FileStore):
                     "GoogleCloudFileStore needs a bucket name or GOOGLE_CLOUD_BUCKET_NAME"
                 )
         self._not_found: type[Exception] = NotFound
-        if os.getenv("GOOGLE_APPLICATION_CREDENTIALS"):
-            self.storage_client: Any = storage.Client()
-        else:
-            self.storage_client = storage.Client.create_anonymous_client()
+        # Google's default credential chain: GOOGLE_APPLICATION_CREDENTIALS, gcloud's
+        # application-default login, or the metadata server on GCE/GKE/Cloud Run.
+        self.storage_client: Any = storage.Client()
         self.bucket: Any = self.storage_client.bucket(bucket_name)
 
     def write(self, path: str, contents: str | bytes) -> None:

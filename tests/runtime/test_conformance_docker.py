@@ -6,7 +6,6 @@ container, keep_runtime_alive leaves it running."""
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Iterator
 
 import docker
@@ -90,6 +89,9 @@ def test_second_runtime_reuses_the_image_and_keep_alive_leaves_it_running(
         assert docker_runtime(second).runtime_container_image == image
         # Not rebuilt: every build stamps a new build time into the image, so a new id.
         assert client.images.get(image).id == image_id
+        # So the status says starting, never building (that is only for a real build).
+        assert second.statuses[0] == RuntimeStatus.STARTING_RUNTIME
+        assert RuntimeStatus.BUILDING_RUNTIME not in second.statuses
         second.runtime.close()
         assert client.containers.get(second.container_name).status == "running"
 
@@ -113,10 +115,9 @@ def test_close_stops_and_wait_until_alive_fails_at_once(
     first.runtime.close()
     container = client.containers.get(first.container_name)  # stopped, not removed
     assert container.status == "exited"
-    started = time.monotonic()
+    # At once: a stopped container is a disconnect, not a wait for the alive timeout.
     with pytest.raises(AgentRuntimeDisconnectedError):
         docker_runtime(first).wait_until_alive()
-    assert time.monotonic() - started < 2
 
     # A later connect() with the same sid restarts that container and reattaches to it.
     with open_sandbox("docker", sid=first.runtime.sid, remove=False) as again:

@@ -84,8 +84,10 @@ class ServerProcess:
         env: Mapping[str, str] | None = None,
         config: str | None = None,
         port: int | None = None,
+        host: str = "127.0.0.1",
     ) -> None:
         self.root = root
+        self.host = host  # the bind address; ``url`` always goes through 127.0.0.1
         self.root.mkdir(parents=True, exist_ok=True)
         (self.root / "workspace").mkdir(exist_ok=True)
         self.port = port or free_port()
@@ -143,7 +145,7 @@ class ServerProcess:
                 "uvicorn",
                 "openhands.server.listen:app",
                 "--host",
-                "127.0.0.1",
+                self.host,
                 "--port",
                 str(self.port),
             ],

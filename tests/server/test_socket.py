@@ -127,8 +127,15 @@ async def test_no_event_lost_or_repeated_at_the_replay_live_seam(
     await asyncio.gather(produce(), connect_during())
     events = await all_events(client, conversation_id)
     last_message = max(e["id"] for e in events if _is_seam_message(e, tag))
-    await wait_agent_state(client, conversation_id, "awaiting_user_input", after_id=last_message)
-    await asyncio.sleep(1.0)  # deliveries still in flight
+    settled = await wait_agent_state(
+        client, conversation_id, "awaiting_user_input", after_id=last_message
+    )
+    # Deliveries still in flight: each socket gets events in id order, and the newest one
+    # (that agent state, sent live and last in a replay) reaches every socket; once it is
+    # there, everything before it is too.
+    newest = max(e["id"] for e in settled)
+    for socket in connected:
+        await socket.wait_for(lambda e: isinstance(e.get("id"), int) and e["id"] >= newest)
     stored = {e["id"]: e for e in await all_events(client, conversation_id)}
     messages = {i for i, e in stored.items() if _is_seam_message(e, tag)}
     assert len(messages) == count

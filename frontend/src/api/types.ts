@@ -676,6 +676,12 @@ export interface WebHostsResponse {
   hosts: Record<string, number> | null;
   error?: string;
 }
+
+/** One entry of WebHostsResponse.hosts. */
+export interface WebHost {
+  url: string;
+  port: number;
+}
 export interface ErrorBody {
   error: string;
 }

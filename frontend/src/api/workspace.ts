@@ -7,6 +7,7 @@ import type {
   GitDiff,
   SelectFileResponse,
   UploadFilesResponse,
+  WebHost,
   WebHostsResponse,
 } from "./types";
 
@@ -70,8 +71,15 @@ export class WorkspaceApi {
     return request<GitDiff>(`${this.base}/git/diff${query({ path })}`, { headers: this.headers });
   }
 
-  async webHosts(): Promise<string[]> {
-    const body = await request<WebHostsResponse>(`${this.base}/web-hosts`, { headers: this.headers });
-    return Object.keys(body.hosts ?? {});
+  /**
+   * The sandbox's app URLs and ports. With `live`, only those where something
+   * answers (our server probes them; the reference's answer lists every reserved port).
+   */
+  async webHosts(options: { live?: boolean; signal?: AbortSignal } = {}): Promise<WebHost[]> {
+    const body = await request<WebHostsResponse>(
+      `${this.base}/web-hosts${query({ live: options.live ? "true" : undefined })}`,
+      { headers: this.headers, signal: options.signal },
+    );
+    return Object.entries(body.hosts ?? {}).map(([url, port]) => ({ url, port }));
   }
 }

@@ -129,6 +129,9 @@ export function useConversationSocket({ conversationId, history, socket: target,
     const current = targetRef.current;
     if (!socketKey || !current) {
       setConnection("idle");
+      // No socket (any more): e.g. the conversation was stopped. What the last run's socket
+      // said is history now; a new socket (after a start) resumes after the last event held.
+      dispatch({ type: "offline" });
       return;
     }
     let buffer: unknown[] = [];

@@ -253,6 +253,34 @@ describe("conversationReducer: status updates and other payloads", () => {
   });
 });
 
+describe("conversationReducer: offline (the loop was stopped)", () => {
+  it("forgets the last run's live state and status but keeps the events", () => {
+    let s = receive(live, message(1), stateChanged(2, "finished"), {
+      status_update: true,
+      type: "error",
+      id: "STATUS$ERROR_RUNTIME_DISCONNECTED",
+      message: "",
+    });
+    expect(s.agentState).toBe("finished");
+    s = conversationReducer(s, { type: "offline" });
+    expect(s.live).toBe(false);
+    expect(s.agentState).toBeNull();
+    expect(s.status).toBeNull();
+    expect(ids(s)).toEqual([1, 2]);
+    expect(s.lastEventId).toBe(2);
+    // The next run's socket: its replayed state becomes current once live; nothing is doubled.
+    s = receive(s, message(1), stateChanged(3, "awaiting_user_input"));
+    expect(s.agentState).toBeNull();
+    s = conversationReducer(s, { type: "live" });
+    expect(s.agentState).toBe("awaiting_user_input");
+    expect(ids(s)).toEqual([1, 2, 3]);
+  });
+
+  it("is a no-op when nothing is live", () => {
+    expect(conversationReducer(initialConversationState, { type: "offline" })).toBe(initialConversationState);
+  });
+});
+
 describe("pendingConfirmation", () => {
   it("finds the action awaiting confirmation", () => {
     const awaiting = {

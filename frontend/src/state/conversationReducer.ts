@@ -89,6 +89,11 @@ export type ConversationAction =
   | { type: "received"; payloads: readonly unknown[] }
   /** The socket connected: from now on the recorded agent state is the current one. */
   | { type: "live" }
+  /**
+   * The socket is gone for good (the loop stopped): states and status lines
+   * on record belong to that run; the next run's socket brings its own.
+   */
+  | { type: "offline" }
   | { type: "dismiss-notice"; key: number }
   | { type: "reset" };
 
@@ -248,6 +253,9 @@ export function conversationReducer(state: ConversationState, action: Conversati
     case "live":
       if (state.live) return state;
       return { ...state, live: true, agentState: state.recordedAgentState, agentStateReason: state.recordedAgentStateReason };
+    case "offline":
+      if (!state.live && state.agentState === null && state.status === null) return state;
+      return { ...state, live: false, agentState: null, agentStateReason: "", status: null };
     case "dismiss-notice":
       return { ...state, notices: state.notices.filter((n) => n.key !== action.key) };
     case "received": {

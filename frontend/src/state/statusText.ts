@@ -27,17 +27,49 @@ const STATUS_TEXT: Record<string, string> = {
 };
 
 /**
- * Prefer the server's own message when it says more than the id (LLM retries
- * carry "Retrying LLM request, 2 / 5"); fall back to our wording, then the id.
+ * The runtime's start-up steps. Their wording is ours and depends on the id
+ * alone: a build log line or a generic server message never turns a plain
+ * start into "Building the runtime…", nor the other way round.
+ */
+const RUNTIME_PROGRESS: ReadonlySet<string> = new Set([
+  "STATUS$BUILDING_RUNTIME",
+  "STATUS$STARTING_RUNTIME",
+  "STATUS$RUNTIME_STARTED",
+  "STATUS$SETTING_UP_WORKSPACE",
+  "STATUS$SETTING_UP_GIT_HOOKS",
+  "STATUS$READY",
+]);
+
+/**
+ * Our wording for runtime start-up steps. Otherwise prefer the server's own
+ * message when it says more than the id (LLM retries carry "Retrying LLM
+ * request, 2 / 5"); fall back to our wording, then the id.
  */
 export function statusText(id: string | null | undefined, message?: string | null): string {
   const known = id ? STATUS_TEXT[id] : undefined;
+  if (id && known && RUNTIME_PROGRESS.has(id)) return known;
   if (message && message !== id) return message;
   return known ?? message ?? id ?? "";
 }
 
 export function runtimeStatusText(id: string | null | undefined): string {
   return (id && STATUS_TEXT[id]) || id || "";
+}
+
+/** Shown while a (re)started conversation has no runtime status yet, or a stale one. */
+export const STARTING_TEXT = "Starting the runtime…";
+
+/**
+ * Progress text for a conversation that is STARTING, from its `runtime_status`
+ * alone: "Building the runtime…" only when the server says an image is being
+ * built; a status left over from the previous run (stopped, or any other id
+ * that is not a start-up step) reads as a plain start; a ready runtime whose
+ * loop has not reported RUNNING yet reads as connecting.
+ */
+export function startingText(runtimeStatus: string | null | undefined): string {
+  if (runtimeStatus === "STATUS$READY") return "Connecting…";
+  if (runtimeStatus && RUNTIME_PROGRESS.has(runtimeStatus)) return STATUS_TEXT[runtimeStatus] ?? STARTING_TEXT;
+  return STARTING_TEXT;
 }
 
 export const AGENT_STATE_TEXT: Record<AgentState, string> = {

@@ -158,20 +158,20 @@ def resolve_llm_config_names(
 ) -> dict[str, Any]:
     """Replace a string `llm_config` (the name of an `[llm.X]` section) by that config.
 
-    A name that is not found falls back to the default `llm` config. Pipeline members are
-    resolved as well.
+    A name that is not found raises ValueError: the caller then condenses nothing (NoOp), as
+    the reference does, rather than summarizing with a model nobody chose. `llm` names the
+    default `[llm]` section. Pipeline members are resolved as well.
     """
     configs = llm_configs or {}
     resolved = dict(data)
     name = resolved.get("llm_config")
     if isinstance(name, str):
-        if name not in configs:
-            openhands_logger.warning(
-                "Condenser llm_config %r not found, using the default [llm] config", name
-            )
-        resolved["llm_config"] = (
-            configs.get(name) or configs.get(DEFAULT_LLM_SECTION) or LLMConfig()
-        )
+        if name in configs:
+            resolved["llm_config"] = configs[name]
+        elif name == DEFAULT_LLM_SECTION:
+            resolved["llm_config"] = LLMConfig()
+        else:
+            raise ValueError(f"llm_config {name!r} names a missing [llm.{name}] section")
     members = resolved.get("condensers")
     if isinstance(members, list):
         resolved["condensers"] = [

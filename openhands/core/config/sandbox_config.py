@@ -62,6 +62,17 @@ class SandboxConfig(BaseModel):
     volumes: str | None = Field(default=None, description="host:container[:mode], comma-separated.")
     cuda_visible_devices: str | None = Field(default=None)
 
+    # --- Docker sandbox limits (not in the reference, which sets none)
+    memory_limit: str | None = Field(
+        default="4g", description="Container memory limit (Docker syntax); empty = none."
+    )
+    pids_limit: int = Field(
+        default=4096, description="Most processes + threads in the container; 0 = none."
+    )
+    cpu_count: float = Field(
+        default=2.0, description="CPUs the container may use (capped to the host's); 0 = none."
+    )
+
     @field_validator("base_container_image", mode="before")
     @classmethod
     def _null_base_image_means_default(cls, value: Any) -> Any:

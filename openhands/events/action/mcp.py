@@ -23,3 +23,11 @@ class MCPAction(Action):
             "and arguments:\n"
             f"```\n{self.arguments}\n```"
         )
+
+    def __str__(self) -> str:
+        lines = ["**MCPAction**"]
+        if self.thought:
+            lines.append(f"THOUGHT: {self.thought}")
+        lines.append(f"NAME: {self.name}")
+        lines.append(f"ARGUMENTS: {self.arguments}")
+        return "\n".join(lines)

@@ -34,6 +34,8 @@ def observation_from_dict(data: dict[str, Any]) -> Observation:
         # action_from_dict). CmdOutputObservation builds its metadata from the dict itself.
         return cls(content, *raw_extras.values())
     extras = dict(raw_extras)
+    # Legacy key written by old editor/command observations; no class declares it any more.
+    extras.pop("formatted_output_and_error", None)
 
     if cls is CmdOutputObservation:
         metadata = extras.get("metadata")
@@ -42,7 +44,6 @@ def observation_from_dict(data: dict[str, Any]) -> Observation:
             metadata["exit_code"] = extras.pop("exit_code")
         if "command_id" in extras:
             metadata["pid"] = extras.pop("command_id")
-        extras.pop("formatted_output_and_error", None)
         extras["metadata"] = CmdOutputMetadata(**metadata)
     elif cls is RecallObservation:
         if "recall_type" in extras:

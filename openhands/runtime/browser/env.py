@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote, urlsplit
+from urllib.request import url2pathname
 
 from openhands.core.logger import openhands_logger as logger
 from openhands.runtime.browser.actions import ActionParseError, BrowserCall, parse_actions
@@ -34,6 +36,7 @@ if TYPE_CHECKING:
         Browser,
         BrowserContext,
         Download,
+        Frame,
         Locator,
         Page,
         Playwright,
@@ -67,6 +70,7 @@ _MAY_OPEN_TAB = frozenset({"click", "dblclick", "press"})
 MAX_SNAPSHOT_NODES = 20_000
 SCREENSHOT_DIR = ".browser_screenshots"
 DOWNLOAD_DIR = ".downloads"
+PDF_CONTENT_TYPE = "application/pdf"
 
 
 class BrowserUnavailableError(RuntimeError):
@@ -130,6 +134,7 @@ class BrowserEnv:
         self._page: Page | None = None
         self._downloads: list[asyncio.Future[str | None]] = []
         self._hooked: list[Page] = []
+        self._navigated: set[Page] = set()  # pages whose document changed during this step
         self._crashed = False  # a renderer crash: restart everything rather than limp on
 
     @property
@@ -204,6 +209,11 @@ class BrowserEnv:
             self._hooked.append(page)
             page.on("download", self._on_download)
             page.on("crash", self._on_crash)
+            page.on("framenavigated", self._on_frame_navigated)
+
+    def _on_frame_navigated(self, frame: Frame) -> None:
+        if frame.parent_frame is None:
+            self._navigated.add(frame.page)
 
     def _on_crash(self, page: Page) -> None:
         logger.warning("Browser page crashed (%s); the browser will be restarted", page.url)
@@ -242,6 +252,7 @@ class BrowserEnv:
 
     async def _step(self, code: str) -> StepResult:
         self._downloads = []
+        self._navigated = set()
         assert self._context is not None
         pages_before = list(self._context.pages)
         messages: list[str] = []
@@ -269,6 +280,10 @@ class BrowserEnv:
         result = await self._observe(page, error)
         result.messages_to_user = messages
         result.downloads = await self._finished_downloads()
+        if not result.downloads and page in self._navigated:
+            pdf = await self._save_opened_pdf(page)
+            if pdf is not None:
+                result.downloads = [pdf]
         return result
 
     async def _adopt_opened_tab(self, pages_before: list[Page], may_open: bool) -> None:
@@ -410,6 +425,41 @@ class BrowserEnv:
             await download.save_as(target)
         except Exception as exc:
             logger.warning("Browser download failed: %s", exc)
+            return None
+        return str(target)
+
+    async def _save_opened_pdf(self, page: Page) -> str | None:
+        """A PDF the step opened counts as a download, as in a browser without a PDF viewer.
+
+        Debian's Chromium shows PDFs in its built-in viewer instead of downloading them; the
+        agent cannot read that viewer, so the document is fetched again (with the page's
+        cookies) and saved beside the real downloads."""
+        try:
+            if await page.evaluate("document.contentType") != PDF_CONTENT_TYPE:
+                return None
+        except Exception:
+            return None
+        url = page.url
+        parts = urlsplit(url)
+        try:
+            if parts.scheme in ("http", "https"):
+                assert self._context is not None
+                response = await self._context.request.get(url)
+                if not response.ok:
+                    logger.warning("Could not fetch the opened PDF %s: %s", url, response.status)
+                    return None
+                body = await response.body()
+            elif parts.scheme == "file":
+                body = await asyncio.to_thread(Path(url2pathname(parts.path)).read_bytes)
+            else:
+                return None
+            name = Path(unquote(parts.path)).name or "download.pdf"
+            folder = self.working_dir / DOWNLOAD_DIR
+            target = folder / name
+            await asyncio.to_thread(folder.mkdir, parents=True, exist_ok=True)
+            await asyncio.to_thread(target.write_bytes, body)
+        except Exception as exc:
+            logger.warning("Could not save the opened PDF %s: %s", url, exc)
             return None
         return str(target)
 

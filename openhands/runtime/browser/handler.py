@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 from pathlib import Path
 
@@ -15,7 +17,12 @@ from openhands.events.observation import (
     Observation,
 )
 from openhands.runtime.browser.content import browse_content, interactive_content
-from openhands.runtime.browser.env import BrowserEnv, BrowserUnavailableError, StepResult
+from openhands.runtime.browser.env import (
+    DOWNLOAD_DIR,
+    BrowserEnv,
+    BrowserUnavailableError,
+    StepResult,
+)
 
 BROWSER_UNAVAILABLE = "Browser functionality is not supported or disabled."
 
@@ -37,6 +44,7 @@ class BrowserHandler:
         self.working_dir = working_dir
         self.env = BrowserEnv(working_dir, chromium_path=chromium_path)
         self._download_count = 0
+        _ensure_downloads_dir(Path(working_dir) / DOWNLOAD_DIR)
 
     async def close(self) -> None:
         await self.env.close()
@@ -45,7 +53,7 @@ class BrowserHandler:
         if isinstance(action, BrowseURLAction):
             # The URL goes through as given: file:// and friends are not made relative to the
             # server's cwd (quirk Q10 fixed).
-            code, trigger = f"goto({action.url!r})", ActionType.BROWSE.value
+            code, trigger = goto_code(action.url), ActionType.BROWSE.value
         else:
             code, trigger = action.browser_actions, ActionType.BROWSE_INTERACTIVE.value
         try:
@@ -55,21 +63,43 @@ class BrowserHandler:
         except Exception as exc:
             logger.warning("Browser step failed: %s", exc)
             return _failed(action, code, trigger, str(exc) or type(exc).__name__)
-        if isinstance(action, BrowseInteractiveAction) and result.downloads:
-            return self._downloaded(action, result.downloads[-1])
+        if result.downloads:
+            # A download link, an attachment or a PDF opened by either kind of action.
+            return self._downloaded(code, result.downloads[-1])
         return _observation(action, code, trigger, result)
 
-    def _downloaded(self, action: BrowseInteractiveAction, path: str) -> Observation:
+    def _downloaded(self, code: str, path: str) -> Observation:
         self._download_count += 1
         target = Path(self.working_dir) / f"file_{self._download_count}{_extension(path)}"
         shutil.copyfile(path, target)
         return FileDownloadObservation(
             content=(
-                f"Execution of the previous action {action.browser_actions} resulted in a "
+                f"Execution of the previous action {code} resulted in a "
                 f"file download. The downloaded file is saved at location: {target}"
             ),
             file_path=str(target),
         )
+
+
+def goto_code(url: str) -> str:
+    """The action code a ``browse`` runs: ``goto("<url>")`` with a double-quoted literal, as
+    ``last_browser_action`` shows it. A quote or backslash in the URL is escaped so the code
+    still parses (JSON string escapes are valid Python ones)."""
+    return f"goto({json.dumps(url, ensure_ascii=False)})"
+
+
+def _ensure_downloads_dir(folder: Path) -> None:
+    """``<workspace>/.downloads`` exists whenever browsing is enabled (the agent may look there
+    before anything was downloaded). Created by a root server before the workspace is set up,
+    it gets the workspace's owner once the workspace exists."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        if os.geteuid() == 0:
+            owner = folder.parent.stat()
+            if (owner.st_uid, owner.st_gid) != (0, 0):
+                os.chown(folder, owner.st_uid, owner.st_gid)
+    except OSError as exc:
+        logger.warning("Could not create the browser downloads folder %s: %s", folder, exc)
 
 
 def _observation(

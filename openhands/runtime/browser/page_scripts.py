@@ -94,6 +94,11 @@ SNAPSHOT_JS = r"""
       if (type === 'image') return clean(el.getAttribute('alt')) || 'Submit';
       const labels = el.labels ? Array.from(el.labels).map(textOf).join(' ').trim() : '';
       if (labels) return labels;
+      // An unlabelled file picker is named after its button, as Chromium's own tree does, so
+      // the agent can find it for upload_file.
+      if (type === 'file') {
+        return clean(el.getAttribute('title')) || (el.multiple ? 'Choose Files' : 'Choose File');
+      }
       const placeholder = clean(el.getAttribute('placeholder'));
       if (placeholder) return placeholder;
     }
@@ -117,6 +122,10 @@ SNAPSHOT_JS = r"""
   }
 
   function valueOf(el, role) {
+    if (el.tagName === 'INPUT' && (el.getAttribute('type') || '').toLowerCase() === 'file') {
+      const names = Array.from(el.files || []).map((f) => f.name);
+      return names.length ? names.join(', ') : 'No file chosen';
+    }
     if (el.tagName === 'SELECT') {
       const chosen = Array.from(el.selectedOptions || []).map((o) => clean(o.textContent));
       return chosen.join(', ');

@@ -36,8 +36,12 @@ class ServerOptions:
 
 
 def tmux_socket_name(port: int) -> str:
-    """The tmux socket of a LocalRuntime server (``tmux -L <name>``), one per server port."""
-    return f"openhands-{port}"
+    """The tmux socket of a LocalRuntime server (``tmux -L <name>``), one per server port.
+
+    ``OPENHANDS_TMUX_SOCKET_PREFIX`` replaces the leading ``openhands`` (the test suite
+    names its own servers, so it can find and end them all when it finishes)."""
+    prefix = os.environ.get("OPENHANDS_TMUX_SOCKET_PREFIX") or "openhands"
+    return f"{prefix}-{port}"
 
 
 def parse_options(argv: list[str] | None = None) -> ServerOptions:

@@ -29,6 +29,7 @@ from openhands.events.observation.commands import (
 )
 from openhands.runtime.utils import bash_constants as text
 from openhands.runtime.utils.bash_commands import (
+    escape_bash_special_chars,  # noqa: F401 - re-exported (python-api.md §9)
     escape_for_tmux,
     is_special_key,
     split_bash_commands,
@@ -52,6 +53,9 @@ _READY_WAIT_SECONDS = 10.0
 # How long to wait for bash to redraw its prompt after C-l before the history is cleared
 # anyway (the old fixed pause was 0.1 s on every command).
 _CLEAR_WAIT_SECONDS = 0.5
+# Backoff between attempts to start a session while the tmux server exits (about 3 s in all).
+_SERVER_RESTART_DELAYS = (0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 1.0)
+_SERVER_GOING_AWAY = ("server exited unexpectedly", "lost server", "Connection refused")
 
 
 class BashCommandStatus(StrEnum):
@@ -119,16 +123,7 @@ class BashSession:
 
     def initialize(self) -> None:
         self.server = libtmux.Server(socket_name=self._socket_name)
-        self.session = self.server.new_session(
-            session_name=f"openhands-{self.username}-{uuid.uuid4()}",
-            start_directory=self.work_dir,
-            kill_session=True,
-            # A placeholder, not a shell: it is killed below, and a shell killed while
-            # reading its rc files can leave their locks behind.
-            window_command="cat",
-            x=PANE_SIZE,
-            y=PANE_SIZE,
-        )
+        self.session = self._new_session()
         self.server.cmd("set-option", "-g", "history-limit", str(HISTORY_LIMIT))
         # A window made after the option change gets the new history limit.
         first_window = self.session.active_window
@@ -148,6 +143,36 @@ class BashSession:
         self._clear_screen()
         self._initialized = True
         logger.debug("Bash session %s ready in %s", self.session.session_name, self.work_dir)
+
+    def _new_session(self) -> libtmux.Session:
+        """A new tmux session (starting the tmux server if needed), retried when it meets a
+        server that is going away.
+
+        The tmux server exits once its last session is gone. A session started right then
+        (a bash session closed and another one opened on the same socket, more likely on a
+        busy machine) reaches the exiting server and fails with "server exited
+        unexpectedly" (or "lost server"); a moment later the next attempt starts a fresh
+        server. Other errors are raised at once."""
+        name = f"openhands-{self.username}-{uuid.uuid4()}"
+        for delay in (*_SERVER_RESTART_DELAYS, None):
+            try:
+                return self.server.new_session(
+                    session_name=name,
+                    start_directory=self.work_dir,
+                    # The name is new: no `has-session` round trip to look for an old one.
+                    kill_session=False,
+                    # A placeholder, not a shell: it is killed below, and a shell killed while
+                    # reading its rc files can leave their locks behind.
+                    window_command="cat",
+                    x=PANE_SIZE,
+                    y=PANE_SIZE,
+                )
+            except libtmux.exc.LibTmuxException as exc:
+                if delay is None or not _server_going_away(str(exc)):
+                    raise
+                logger.debug("tmux server was going away (%s); starting a new one", exc)
+                time.sleep(delay)
+        raise AssertionError("unreachable")
 
     def close(self) -> None:
         if self._closed or not self._initialized:
@@ -367,6 +392,11 @@ class BashSession:
                 return
             time.sleep(0.05)
         logger.warning("Bash did not show its first prompt within %ss", _READY_WAIT_SECONDS)
+
+
+def _server_going_away(message: str) -> bool:
+    """Whether a tmux client's error means it met a tmux server that was exiting."""
+    return any(sign in message for sign in _SERVER_GOING_AWAY)
 
 
 def _joined(lines: list[str]) -> str:

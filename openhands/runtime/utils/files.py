@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import mimetypes
 import os
+import posixpath
 from pathlib import Path
 
 from binaryornot.check import is_binary
@@ -26,6 +27,71 @@ NEW_FILE_MODE = 0o664
 def resolve_path(path: str, working_dir: str) -> str:
     """``path`` made absolute against the bash working directory."""
     return os.path.abspath(os.path.join(working_dir, path))
+
+
+# --- confinement of user-given paths --------------------------------------------------------
+#
+# Every path a user (through the web routes) or a zip archive names is either resolved inside
+# its root — after following every symlink — or refused with PathRefusedError. Lexical checks
+# (``relative_inside``) run where the files cannot be seen (the web server of a Docker
+# sandbox); ``resolve_inside`` runs where they can (the action server, a LocalRuntime host).
+
+MAX_NAME_BYTES = 255  # one path component, as on ext4 and most other filesystems
+MAX_PATH_BYTES = 4096  # PATH_MAX on Linux
+
+
+class PathRefusedError(ValueError):
+    """A user-given path that is malformed or leaves the directory it must stay in."""
+
+
+def check_path_text(path: str) -> None:
+    """Refuse NUL bytes, control characters and names longer than the filesystem allows."""
+    if "\x00" in path:
+        raise PathRefusedError("Invalid path: it contains a NUL byte")
+    # C0, DEL and C1 controls: never part of a name a user types, and they break tools.
+    if any(ord(char) < 0x20 or 0x7F <= ord(char) <= 0x9F for char in path):
+        raise PathRefusedError("Invalid path: it contains control characters")
+    if len(path.encode("utf-8", "surrogateescape")) > MAX_PATH_BYTES:
+        raise PathRefusedError(f"Invalid path: longer than {MAX_PATH_BYTES} bytes")
+    for part in path.split("/"):
+        if len(part.encode("utf-8", "surrogateescape")) > MAX_NAME_BYTES:
+            raise PathRefusedError(f"Invalid path: a name is longer than {MAX_NAME_BYTES} bytes")
+
+
+def check_file_name(name: str) -> None:
+    """A single directory entry name: not empty, not ``.``/``..``, no separators."""
+    check_path_text(name)
+    if not name or name in (".", "..") or "/" in name:
+        raise PathRefusedError(f"Invalid file name: {name!r}")
+
+
+def is_within(root: str, path: str) -> bool:
+    """Whether absolute, normalised ``path`` is ``root`` or below it (no filesystem access)."""
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def relative_inside(path: str) -> str:
+    """``path`` normalised as a relative path that cannot climb out of its root ("" for the
+    root itself). Absolute paths and ``..`` chains that leave the root are refused. Purely
+    lexical: symlinks are for ``resolve_inside`` to judge where the files are."""
+    check_path_text(path)
+    if path.startswith("/"):
+        raise PathRefusedError("Invalid path: absolute paths are not allowed")
+    normal = posixpath.normpath(path) if path else "."
+    if normal == ".." or normal.startswith("../"):
+        raise PathRefusedError("Invalid path: it leaves the workspace")
+    return "" if normal == "." else normal
+
+
+def resolve_inside(root: str, path: str) -> str:
+    """``path`` (relative to ``root``, or absolute) with every symlink resolved, if the result
+    is ``root`` (itself resolved) or lies below it; otherwise PathRefusedError."""
+    check_path_text(path)
+    real_root = os.path.realpath(root)
+    real = os.path.realpath(os.path.join(real_root, path))
+    if not is_within(real_root, real):
+        raise PathRefusedError("Invalid path: it leaves the workspace")
+    return real
 
 
 def is_binary_file(path: str) -> bool:

@@ -101,6 +101,8 @@ def build_runtime_image(
         "Building runtime image %s (%s, from %s)", source_image, build_from.value, from_image
     )
 
+    if progress is not None and not dry_run:
+        progress(f"Building runtime image {source_image} from {from_image}")
     with _build_dir(build_folder) as folder:
         prep_build_folder(
             folder, from_image, build_from, extra_deps, source_root, enable_browser=enable_browser

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from openhands.events.action import Action, ActionSecurityRisk
 from openhands.security.analyzer import SecurityAnalyzer
 
@@ -9,6 +11,10 @@ from openhands.security.analyzer import SecurityAnalyzer
 class LLMRiskAnalyzer(SecurityAnalyzer):
     async def security_risk(self, action: Action) -> ActionSecurityRisk:
         return risk_from_llm(getattr(action, "security_risk", None))
+
+    async def handle_api_request(self, request: Any) -> Any:
+        """It has nothing to configure: every request learns which analyzer is active."""
+        return {"status": "ok", "analyzer": "llm"}
 
 
 def risk_from_llm(value: object) -> ActionSecurityRisk:

@@ -7,6 +7,7 @@ import contextlib
 import logging
 import time
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 import socketio
@@ -27,9 +28,9 @@ from openhands.server.session.conversation_init_data import ConversationInitData
 from openhands.server.session.delivery import (
     RoomDelivery,
     room_name,
-    send_to_connection,
+    stream_to_connection,
 )
-from openhands.server.session.event_rules import replay_payloads
+from openhands.server.session.event_rules import iter_replay_payloads
 from openhands.server.session.metadata_updater import MetadataUpdater
 from openhands.server.session.server_conversation import ServerConversation
 from openhands.server.session.session import Session
@@ -48,6 +49,8 @@ TOO_MANY_CONVERSATIONS_MESSAGE = (
 CLOSE_TIMEOUT_SECONDS = 90.0
 # How long a shutdown waits for sandboxes that are still being torn down.
 TEARDOWN_WAIT_SECONDS = 30.0
+# How long a start waits for the teardown of the same conversation's previous sandbox.
+START_AFTER_TEARDOWN_SECONDS = 180.0
 _OLDEST = datetime.min
 
 
@@ -79,6 +82,9 @@ class StandaloneConversationManager(ConversationManager):
         # Sandbox teardowns still running; shutdown waits for them, or a stop just before a
         # shutdown would leave the sandbox (a container, or local tmux and bash) behind.
         self._teardowns: set[asyncio.Future[None]] = set()
+        # The latest teardown per conversation: a new start of that conversation waits for
+        # it, or it would attach to a sandbox that is going away (others are not held up).
+        self._teardown_of: dict[str, asyncio.Future[None]] = {}
 
     # --- lifecycle -----------------------------------------------------------------------
 
@@ -119,7 +125,11 @@ class StandaloneConversationManager(ConversationManager):
         if session is not None:
             # A running loop: borrow its stream and runtime; nothing to release later.
             return ServerConversation(
-                sid, session.event_stream, session.agent_session.runtime, user_id
+                sid,
+                session.event_stream,
+                session.agent_session.runtime,
+                user_id,
+                security_analyzer=session.agent_session.security_analyzer,
             )
         async with self._lock:
             if sid in self._active:
@@ -210,10 +220,12 @@ class StandaloneConversationManager(ConversationManager):
         """Send stored events from ``start`` on to one socket; returns the last id considered."""
         store = EventStore(sid, self.file_store, user_id)
         end = await asyncio.to_thread(lambda: store.cur_id - 1)
-        events = await asyncio.to_thread(
-            lambda: list(store.search_events(start_id=max(start, 0), end_id=end))
+        # Streamed: each event is sent as soon as it is read (in order).
+        await stream_to_connection(
+            self.sio,
+            connection_id,
+            lambda: iter_replay_payloads(store.search_events(start_id=max(start, 0), end_id=end)),
         )
-        await send_to_connection(self.sio, connection_id, replay_payloads(events))
         return end
 
     async def get_connections(
@@ -301,14 +313,52 @@ class StandaloneConversationManager(ConversationManager):
     ) -> AgentLoopInfo:
         async with self._start_lock:
             session = self._sessions.get(sid)
+            if session is not None and self._start_failed(sid, session):
+                # A failed start is not a loop to reuse: start afresh (its sandbox is torn
+                # down first, and the new start waits for that).
+                await self.close_session(sid)
+                session = None
             if session is None:
                 await self._make_room(user_id)
                 session = self._create_session(sid, init_data, user_id)
                 self._start_tasks[sid] = asyncio.create_task(
-                    session.initialize_agent(init_data, initial_user_msg, replay_json),
+                    self._start_after_teardown(session, init_data, initial_user_msg, replay_json),
                     name=f"agent-start-{sid}",
                 )
         return self._loop_info(session)
+
+    def _start_failed(self, sid: str, session: Session) -> bool:
+        task = self._start_tasks.get(sid)
+        return (task is None or task.done()) and session.agent_session.start_failed
+
+    async def _start_after_teardown(
+        self,
+        session: Session,
+        init_data: ConversationInitData,
+        initial_user_msg: MessageAction | None,
+        replay_json: str | None,
+    ) -> None:
+        """Start a session once the previous sandbox of its conversation is gone."""
+        await self.wait_for_teardown(session.sid)
+        if not session.is_alive:
+            return  # stopped while it waited
+        await session.initialize_agent(init_data, initial_user_msg, replay_json)
+
+    async def wait_for_teardown(
+        self, sid: str, timeout: float = START_AFTER_TEARDOWN_SECONDS
+    ) -> None:
+        """Wait until no teardown of ``sid``'s sandbox is in flight (other conversations'
+        teardowns are not waited for)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            teardown = self._teardown_of.get(sid)
+            if teardown is None or teardown.done():
+                return
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                logger.warning("The sandbox teardown of %s is still running; starting anyway", sid)
+                return
+            await asyncio.wait({teardown}, timeout=remaining)
 
     def _create_session(
         self, sid: str, init_data: ConversationInitData, user_id: str | None
@@ -362,28 +412,41 @@ class StandaloneConversationManager(ConversationManager):
         return min(sorted(stamps), key=lambda sid: stamps[sid])
 
     async def close_session(self, sid: str) -> None:
-        session = self._sessions.get(sid)
+        session = self._sessions.pop(sid, None)
         if session is None:
             return
-        for connection_id, joined in list(self._connections.items()):
-            if joined == sid:
-                self._connections.pop(connection_id, None)
-                self._delivery(sid).forget(connection_id)
-                with contextlib.suppress(Exception):
-                    await self.sio.disconnect(connection_id)
-        self._sessions.pop(sid, None)
-        self._start_tasks.pop(sid, None)
-        updater = self._updaters.pop(sid, None)
-        if updater is not None:
-            await updater.close()
-        await session.close()
-        teardown = session.agent_session.teardown
-        if teardown is not None and not teardown.done():
-            self._teardowns.add(teardown)
-            teardown.add_done_callback(self._teardowns.discard)
+        # From here until its sandbox is gone, a new start of this conversation waits
+        # (``wait_for_teardown``): it must not attach to the sandbox being stopped.
+        gone: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._teardown_of[sid] = gone
+        gone.add_done_callback(partial(self._forget_teardown, sid))
+        try:
+            for connection_id, joined in list(self._connections.items()):
+                if joined == sid:
+                    self._connections.pop(connection_id, None)
+                    self._delivery(sid).forget(connection_id)
+                    with contextlib.suppress(Exception):
+                        await self.sio.disconnect(connection_id)
+            self._start_tasks.pop(sid, None)
+            updater = self._updaters.pop(sid, None)
+            if updater is not None:
+                await updater.close()
+            await session.close()
+        finally:
+            teardown = session.agent_session.teardown
+            if teardown is not None and not teardown.done():
+                self._teardowns.add(teardown)
+                teardown.add_done_callback(self._teardowns.discard)
+                teardown.add_done_callback(lambda _: _resolve(gone))
+            else:
+                _resolve(gone)
         delivery = self._deliveries.get(sid)
         if delivery is not None and delivery.idle:
             self._deliveries.pop(sid, None)
+
+    def _forget_teardown(self, sid: str, teardown: asyncio.Future[None]) -> None:
+        if self._teardown_of.get(sid) is teardown:
+            del self._teardown_of[sid]
 
     # --- cleanup -------------------------------------------------------------------------
 
@@ -420,6 +483,11 @@ class StandaloneConversationManager(ConversationManager):
                 asyncio.gather(*(self.close_session(sid) for sid in stale), return_exceptions=True),
                 CLOSE_TIMEOUT_SECONDS,
             )
+
+
+def _resolve(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 def _current_branch(session: Session) -> str | None:

@@ -18,6 +18,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import Field
 from starlette.types import ASGIApp
 
+from openhands.server.mcp_endpoint import CONVERSATION_HEADER
 from openhands.server.services.pull_requests import (
     CreatedPullRequest,
     PullRequestError,
@@ -29,7 +30,6 @@ from openhands.server.services.pull_requests import (
 if TYPE_CHECKING:
     from openhands.server.app_services import AppServices
 
-CONVERSATION_HEADER = "x-openhands-serverconversation-id"
 MCP_PATH = "/mcp"  # inside the `/mcp` mount: the endpoint is `/mcp/mcp`
 
 Opener = Callable[..., Awaitable[CreatedPullRequest]]

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body
+from pydantic import BaseModel, Field
 
 from openhands.events.event_filter import EventFilter
+from openhands.server import errors
 from openhands.server.conversation_manager.conversation_manager import ConversationManagerError
 from openhands.server.dependencies import (
     API_GUARDS,
@@ -28,15 +31,34 @@ from openhands.server.models.conversation import (
     VSCodeUrlResponse,
     WebHostsResponse,
 )
+from openhands.server.routes.web_host_probe import live_web_hosts
 from openhands.server.services.conversation_events import search_events
 from openhands.server.session.user_actions import InvalidUserActionError
+
+
+class EventFilterBody(BaseModel):
+    """The optional body of `GET …/events` (§6.4). Typed, so that a wrong type is a 422
+    rather than a crash inside the filter; unknown keys are ignored."""
+
+    exclude_hidden: bool = False
+    query: str | None = Field(default=None, description="Case-insensitive substring")
+    source: str | None = None
+    start_date: datetime | None = None
+    end_date: datetime | None = None
+
+
+SEND_ERRORS: errors.Responses = {
+    400: errors.error("Not an action the conversation accepts (`success: false`)"),
+    404: errors.detail("No such conversation"),
+    409: errors.error("The conversation is not running (`success: false`)"),
+}
 
 conversation_api_router = APIRouter(
     prefix="/api/conversations/{conversation_id}", tags=["conversation"], dependencies=API_GUARDS
 )
 
 
-@conversation_api_router.get("/config")
+@conversation_api_router.get("/config", responses=errors.ATTACHED_RESPONSES)
 async def get_remote_runtime_config(conversation: AttachedConversation) -> RuntimeConfigResponse:
     runtime = conversation.runtime
     return RuntimeConfigResponse(
@@ -44,7 +66,10 @@ async def get_remote_runtime_config(conversation: AttachedConversation) -> Runti
     )
 
 
-@conversation_api_router.get("/vscode-url")
+@conversation_api_router.get(
+    "/vscode-url",
+    responses={**errors.ATTACHED_RESPONSES, 500: errors.error("The runtime has no VSCode URL")},
+)
 async def get_vscode_url(conversation: AttachedConversation) -> VSCodeUrlResponse:
     try:
         url = await asyncio.to_thread(lambda: conversation.runtime.vscode_url)
@@ -53,16 +78,30 @@ async def get_vscode_url(conversation: AttachedConversation) -> VSCodeUrlRespons
     return VSCodeUrlResponse(vscode_url=url)
 
 
-@conversation_api_router.get("/web-hosts")
-async def get_hosts(conversation: AttachedConversation) -> WebHostsResponse:
+@conversation_api_router.get(
+    "/web-hosts",
+    responses={**errors.ATTACHED_RESPONSES, 500: errors.error("The runtime's hosts are unknown")},
+)
+async def get_hosts(conversation: AttachedConversation, live: bool = False) -> WebHostsResponse:
+    """The sandbox's app URLs (§6.4). Our UI adds ``?live=true`` to keep only the ones that
+    answer an HTTP request; without it the answer is the reference's."""
     try:
         hosts = await asyncio.to_thread(lambda: conversation.runtime.web_hosts)
     except Exception as error:
         raise ErrorBodyError(f"Error getting runtime hosts: {error}", hosts=None) from error
-    return WebHostsResponse(hosts=dict(hosts or {}))
+    hosts = dict(hosts or {})
+    if live:
+        hosts = await live_web_hosts(hosts)
+    return WebHostsResponse(hosts=hosts)
 
 
-@conversation_api_router.get("/events")
+@conversation_api_router.get(
+    "/events",
+    responses={
+        400: errors.detail("`limit` outside 0..100, or an invalid conversation id"),
+        404: errors.detail("No such conversation"),
+    },
+)
 async def search_conversation_events(
     conversation_id: ConversationId,
     conversations: Conversations,
@@ -71,7 +110,7 @@ async def search_conversation_events(
     end_id: int | None = None,
     reverse: bool = False,
     limit: int = 20,
-    filter: Annotated[dict[str, Any] | None, Body()] = None,
+    filter: Annotated[EventFilterBody | None, Body()] = None,
 ) -> EventPage:
     metadata = await conversations.owned_metadata(conversation_id)
     if metadata is None:
@@ -91,39 +130,56 @@ async def search_conversation_events(
     return EventPage(events=events, has_more=has_more)
 
 
-def _event_filter(raw: dict[str, Any] | None) -> EventFilter | None:
-    if not raw:
+def _event_filter(body: EventFilterBody | None) -> EventFilter | None:
+    if body is None:
         return None
-    allowed = ("exclude_hidden", "query", "source", "start_date", "end_date")
-    return EventFilter(**{key: raw[key] for key in allowed if key in raw})
+    fields = body.model_dump(exclude_unset=True)
+    return EventFilter(**fields) if fields else None
 
 
-@conversation_api_router.post("/events")
+@conversation_api_router.post("/events", responses=SEND_ERRORS)
 async def add_event(
     conversation_id: ConversationId,
     data: Annotated[dict[str, Any], Body()],
     conversations: Conversations,
     services: Services,
 ) -> SuccessResponse:
-    await conversations.owned_metadata(conversation_id)
+    await _existing(conversations, conversation_id)
     try:
         await services.conversation_manager.send_event_to_conversation(conversation_id, data)
-    except (ConversationManagerError, InvalidUserActionError) as error:
-        raise ErrorBodyError(str(error), success=False) from error
+    except ConversationManagerError as error:
+        raise ErrorBodyError(str(error), 409, success=False) from error
+    except InvalidUserActionError as error:
+        raise ErrorBodyError(str(error), 400, success=False) from error
     return SuccessResponse(success=True)
 
 
-@conversation_api_router.post("/message")
+async def _existing(conversations: Conversations, conversation_id: str) -> None:
+    """404 for a conversation that does not exist (403 for another user's)."""
+    if await conversations.owned_metadata(conversation_id) is None:
+        raise ConversationNotFoundError(conversation_id)
+
+
+@conversation_api_router.post(
+    "/message",
+    responses={**SEND_ERRORS, 500: errors.error("Adding the message failed")},
+)
 async def add_message(
     conversation_id: ConversationId,
     body: AddMessageRequest,
     conversations: Conversations,
     services: Services,
 ) -> SuccessResponse:
-    await conversations.owned_metadata(conversation_id)
+    await _existing(conversations, conversation_id)
     data = {"action": "message", "args": {"content": body.message}}
     try:
         await services.conversation_manager.send_event_to_conversation(conversation_id, data)
+    except (ConversationManagerError, InvalidUserActionError) as error:
+        # Not running (409) or not a message the agent can take (400): the caller's to fix.
+        status = 409 if isinstance(error, ConversationManagerError) else 400
+        raise ErrorBodyError(
+            f"Error adding message to conversation: {error}", status, success=False
+        ) from error
     except Exception as error:
         raise ErrorBodyError(
             f"Error adding message to conversation: {error}", success=False
@@ -131,7 +187,13 @@ async def add_message(
     return SuccessResponse(success=True)
 
 
-@conversation_api_router.get("/microagents")
+@conversation_api_router.get(
+    "/microagents",
+    responses={
+        404: errors.error("No such conversation, no agent loop, or its memory is not ready"),
+        500: errors.error("Reading the microagents failed"),
+    },
+)
 async def get_microagents(
     conversation_id: ConversationId, conversations: Conversations, services: Services
 ) -> MicroagentsResponse:

@@ -6,6 +6,7 @@ import asyncio
 
 from fastapi import APIRouter
 
+from openhands.server import errors
 from openhands.server.dependencies import API_GUARDS, AttachedConversation, Services
 from openhands.server.errors import ErrorBodyError
 from openhands.server.models.feedback import FeedbackRequest, FeedbackResponse
@@ -17,7 +18,10 @@ feedback_api_router = APIRouter(
 )
 
 
-@feedback_api_router.post("/submit-feedback")
+@feedback_api_router.post(
+    "/submit-feedback",
+    responses={**errors.ATTACHED_RESPONSES, 500: errors.error("Storing the feedback failed")},
+)
 async def submit_feedback(
     body: FeedbackRequest, conversation: AttachedConversation, services: Services
 ) -> FeedbackResponse:

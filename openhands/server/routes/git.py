@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from openhands.integrations.service_types import ProviderType
+from openhands.server import errors
 from openhands.server.dependencies import API_GUARDS, Providers
 from openhands.server.errors import PlainTextError
 from openhands.server.models.git import (
@@ -17,7 +18,12 @@ from openhands.server.models.git import (
     SuggestedTaskOut,
 )
 
-github_api_router = APIRouter(prefix="/api/user", tags=["git"], dependencies=API_GUARDS)
+github_api_router = APIRouter(
+    prefix="/api/user",
+    tags=["git"],
+    dependencies=API_GUARDS,
+    responses=errors.GIT_PROVIDER_RESPONSES,
+)
 SEARCH_TOKEN_REQUIRED = "Git provider token required."
 
 

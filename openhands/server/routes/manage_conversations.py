@@ -9,6 +9,7 @@ from typing import Annotated
 from fastapi import APIRouter, Body, Query
 from fastapi.exceptions import RequestValidationError
 
+from openhands.server import errors
 from openhands.server.dependencies import (
     API_GUARDS,
     ConversationId,
@@ -16,7 +17,7 @@ from openhands.server.dependencies import (
     Services,
     UserId,
 )
-from openhands.server.errors import ConversationNotFoundError, ErrorBodyError
+from openhands.server.errors import ConversationNotFoundError
 from openhands.server.models.conversation import (
     ConversationInfo,
     ConversationInfoResultSet,
@@ -28,6 +29,7 @@ from openhands.server.models.conversation import (
     UpdateConversationRequest,
 )
 from openhands.server.services.conversation_events import (
+    complete_remember_prompt,
     extract_update_prompt,
     read_events_around,
     remember_prompt_request,
@@ -35,12 +37,27 @@ from openhands.server.services.conversation_events import (
 from openhands.storage.data_models.conversation_metadata import ConversationTrigger
 from openhands.storage.locations import get_experiment_config_filename
 
+# A page holds at least one conversation; 0.59 crashed (500) on a negative limit.
+PageLimit = Annotated[int, Query(ge=1, le=10_000, description="Conversations per page")]
+
+PAGE_ERRORS: errors.Responses = {400: errors.detail("A `page_id` this server did not hand out")}
+
 manage_conversation_api_router = APIRouter(
     prefix="/api", tags=["conversations"], dependencies=API_GUARDS
 )
 
 
-@manage_conversation_api_router.post("/conversations")
+@manage_conversation_api_router.post(
+    "/conversations",
+    responses={
+        400: errors.status_error(
+            "No settings stored (`CONFIGURATION$SETTINGS_NOT_FOUND`) or no LLM key "
+            "(`STATUS$ERROR_LLM_AUTHENTICATION`)"
+        ),
+        401: errors.text("The repository cannot be accessed (a bare string)"),
+        403: errors.detail("The requested conversation id belongs to another user"),
+    },
+)
 async def new_conversation(
     body: InitSessionRequest, conversations: Conversations, services: Services
 ) -> ConversationResponse:
@@ -58,11 +75,11 @@ async def new_conversation(
     return await conversations.create(body)
 
 
-@manage_conversation_api_router.get("/conversations")
+@manage_conversation_api_router.get("/conversations", responses=PAGE_ERRORS)
 async def search_conversations(
     conversations: Conversations,
     page_id: str | None = None,
-    limit: int = 20,
+    limit: PageLimit = 20,
     selected_repository: str | None = None,
     conversation_trigger: ConversationTrigger | None = None,
 ) -> ConversationInfoResultSet:
@@ -76,7 +93,14 @@ async def get_conversation(
     return await conversations.get(conversation_id)
 
 
-@manage_conversation_api_router.patch("/conversations/{conversation_id}")
+@manage_conversation_api_router.patch(
+    "/conversations/{conversation_id}",
+    responses={
+        403: errors.status_error("Another user's conversation (`AUTHORIZATION$PERMISSION_DENIED`)"),
+        404: errors.status_error("No such conversation (`CONVERSATION$NOT_FOUND`)"),
+        500: errors.status_error("Saving failed (`CONVERSATION$UPDATE_ERROR`)"),
+    },
+)
 async def update_conversation(
     conversation_id: ConversationId, body: UpdateConversationRequest, conversations: Conversations
 ) -> bool:
@@ -90,7 +114,14 @@ async def delete_conversation(
     return await conversations.delete(conversation_id)
 
 
-@manage_conversation_api_router.post("/conversations/{conversation_id}/start")
+@manage_conversation_api_router.post(
+    "/conversations/{conversation_id}/start",
+    responses={
+        400: errors.status_error("No settings stored, or an invalid conversation id"),
+        404: errors.status_error("No such conversation"),
+        500: errors.status_error("Starting the agent loop failed"),
+    },
+)
 async def start_conversation(
     conversation_id: ConversationId,
     body: Annotated[ProvidersSetRequest, Body()],
@@ -99,14 +130,27 @@ async def start_conversation(
     return await conversations.start(conversation_id, body.providers_set)
 
 
-@manage_conversation_api_router.post("/conversations/{conversation_id}/stop")
+@manage_conversation_api_router.post(
+    "/conversations/{conversation_id}/stop",
+    responses={500: errors.status_error("Stopping the agent loop failed")},
+)
 async def stop_conversation(
     conversation_id: ConversationId, conversations: Conversations
 ) -> ConversationResponse:
     return await conversations.stop(conversation_id)
 
 
-@manage_conversation_api_router.get("/conversations/{conversation_id}/remember-prompt")
+@manage_conversation_api_router.get(
+    "/conversations/{conversation_id}/remember-prompt",
+    responses={
+        400: errors.error("No LLM model in the settings (or no settings, or a bad id)"),
+        404: errors.detail("No such conversation"),
+        502: errors.error("The LLM could not be reached or failed"),
+        503: errors.error(
+            "The LLM did not answer in time (`REMEMBER_PROMPT_TIMEOUT`) or is rate-limited"
+        ),
+    },
+)
 async def remember_prompt(
     conversation_id: ConversationId,
     event_id: Annotated[int, Query()],
@@ -121,26 +165,8 @@ async def remember_prompt(
     settings = await conversations.settings_or_raise()
     store = EventStore(conversation_id, services.file_store, metadata.user_id)
     events = await read_events_around(store, event_id)
-    reply = await asyncio.to_thread(_complete, remember_prompt_request(events), settings)
+    reply = await complete_remember_prompt(remember_prompt_request(events), settings)
     return RememberPromptResponse(prompt=extract_update_prompt(reply))
-
-
-def _complete(prompt: str, settings: object) -> str:
-    from openhands.core.config import LLMConfig
-    from openhands.llm.llm import LLM
-
-    model = getattr(settings, "llm_model", None)
-    if not model:
-        raise ErrorBodyError("No LLM model configured")
-    config = LLMConfig(
-        model=model,
-        api_key=getattr(settings, "llm_api_key", None),
-        base_url=getattr(settings, "llm_base_url", None),
-    )
-    response = LLM(config=config, service_id="remember_prompt").completion(
-        messages=[{"role": "user", "content": prompt}]
-    )
-    return response.choices[0].message.content or ""  # type: ignore[union-attr]
 
 
 @manage_conversation_api_router.post("/conversations/{conversation_id}/exp-config")
@@ -167,12 +193,12 @@ async def add_experiment_config(
     return False
 
 
-@manage_conversation_api_router.get("/microagent-management/conversations")
+@manage_conversation_api_router.get("/microagent-management/conversations", responses=PAGE_ERRORS)
 async def microagent_management_conversations(
     conversations: Conversations,
     selected_repository: str,
     page_id: str | None = None,
-    limit: int = 20,
+    limit: PageLimit = 20,
 ) -> ConversationInfoResultSet:
     return await conversations.search(
         page_id, limit, selected_repository, ConversationTrigger.MICROAGENT_MANAGEMENT

@@ -41,9 +41,13 @@ DEFAULT_AGENTS = (
 
 @lru_cache(maxsize=1)
 def litellm_models() -> tuple[str, ...]:
-    """LiteLLM's known models as `provider/model` ids (the price table is local)."""
-    import litellm
+    """LiteLLM's known models as `provider/model` ids (the price table is local).
 
+    The server's warm-up fills this cache in the background after start-up; a request that
+    comes first waits for the warm-up's LiteLLM import rather than importing it again."""
+    from openhands.llm.preload import load_litellm
+
+    litellm = load_litellm()
     models: set[str] = set()
     for name, info in litellm.model_cost.items():
         if name == "sample_spec":
@@ -60,10 +64,15 @@ def litellm_models() -> tuple[str, ...]:
 # worker thread so that the event loop (every other request and socket) is not held up.
 
 
+@lru_cache(maxsize=1)
+def model_list() -> list[str]:
+    """What `/models` answers (sorted once; the server's warm-up fills this cache)."""
+    return sorted(set(litellm_models()) | set(OPENHANDS_MODELS))
+
+
 @public_api_router.get("/models")
 async def get_models() -> list[str]:
-    models = await asyncio.to_thread(litellm_models)
-    return sorted(set(models) | set(OPENHANDS_MODELS))
+    return list(await asyncio.to_thread(model_list))
 
 
 def _registered_agents() -> list[str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
+from openhands.server import errors
 from openhands.server.dependencies import API_GUARDS, AttachedConversation
 from openhands.server.errors import ErrorBodyError
 
@@ -18,11 +19,16 @@ _METHODS = ["GET", "POST", "PUT", "DELETE"]
 
 
 async def security_api(request: Request, conversation: AttachedConversation) -> Response:
-    analyzer = getattr(conversation.runtime, "security_analyzer", None)
+    analyzer = conversation.security_analyzer or getattr(
+        conversation.runtime, "security_analyzer", None
+    )
     handler = getattr(analyzer, "handle_api_request", None)
     if handler is None:
         raise ErrorBodyError("Security analyzer not initialized", 404)
-    return await handler(request)  # type: ignore[no-any-return]
+    try:
+        return await handler(request)  # type: ignore[no-any-return]
+    except NotImplementedError as error:  # an analyzer without an API of its own
+        raise ErrorBodyError(str(error), 501) from error
 
 
 async def no_global_security_api(path: str) -> JSONResponse:
@@ -36,10 +42,15 @@ for _method in _METHODS:
         methods=[_method],
         dependencies=API_GUARDS,
         operation_id=f"security_api_{_method.lower()}",
+        responses={
+            404: errors.error("No such conversation or sandbox, or no security analyzer"),
+            501: errors.error("The configured analyzer has no API of its own"),
+        },
     )
     security_api_router.add_api_route(
         "/api/security/{path:path}",
         no_global_security_api,
         methods=[_method],
         operation_id=f"no_global_security_api_{_method.lower()}",
+        responses={404: errors.detail("Always: the analyzer API is per conversation")},
     )

@@ -6,6 +6,7 @@ import logging
 
 from fastapi import APIRouter, status
 
+from openhands.server import errors
 from openhands.server.dependencies import API_GUARDS, SettingsManager
 from openhands.server.errors import ErrorBodyError, GoneError
 from openhands.server.models.settings import (
@@ -23,12 +24,12 @@ logger = logging.getLogger(__name__)
 settings_router = APIRouter(prefix="/api", tags=["settings"], dependencies=API_GUARDS)
 
 
-@settings_router.get("/settings")
+@settings_router.get("/settings", responses={404: errors.error("No settings stored yet")})
 async def load_settings(settings: SettingsManager) -> SettingsResponse:
     return await settings.load()
 
 
-@settings_router.post("/settings")
+@settings_router.post("/settings", responses={500: errors.error("Storing failed")})
 async def store_settings(body: Settings, settings: SettingsManager) -> MessageResponse:
     try:
         await settings.store(body)
@@ -38,12 +39,12 @@ async def store_settings(body: Settings, settings: SettingsManager) -> MessageRe
     return MessageResponse(message="Settings stored")
 
 
-@settings_router.post("/reset-settings")
+@settings_router.post("/reset-settings", responses={410: errors.error("Removed (always answered)")})
 async def reset_settings() -> None:
     raise GoneError("Reset settings functionality has been removed.")
 
 
-@settings_router.get("/secrets")
+@settings_router.get("/secrets", responses={401: errors.error("Reading the secrets failed")})
 async def load_secret_names(settings: SettingsManager) -> CustomSecretNames:
     try:
         return await settings.secret_names()
@@ -51,13 +52,23 @@ async def load_secret_names(settings: SettingsManager) -> CustomSecretNames:
         raise ErrorBodyError("Failed to get secret names", 401) from error
 
 
-@settings_router.post("/secrets", status_code=status.HTTP_201_CREATED)
+@settings_router.post(
+    "/secrets",
+    status_code=status.HTTP_201_CREATED,
+    responses={400: errors.message("A secret of that name exists")},
+)
 async def create_secret(body: CustomSecretCreate, settings: SettingsManager) -> MessageResponse:
     await settings.create_secret(body.name, body.value, body.description)
     return MessageResponse(message="Secret created successfully")
 
 
-@settings_router.put("/secrets/{secret_id}")
+@settings_router.put(
+    "/secrets/{secret_id}",
+    responses={
+        400: errors.message("Another secret has the new name"),
+        404: errors.error("No such secret"),
+    },
+)
 async def update_secret(
     secret_id: str, body: CustomSecretUpdate, settings: SettingsManager
 ) -> MessageResponse:
@@ -65,13 +76,16 @@ async def update_secret(
     return MessageResponse(message="Secret updated successfully")
 
 
-@settings_router.delete("/secrets/{secret_id}")
+@settings_router.delete("/secrets/{secret_id}", responses={404: errors.error("No such secret")})
 async def delete_secret(secret_id: str, settings: SettingsManager) -> MessageResponse:
     await settings.delete_secret(secret_id)
     return MessageResponse(message="Secret deleted successfully")
 
 
-@settings_router.post("/add-git-providers")
+@settings_router.post(
+    "/add-git-providers",
+    responses={401: errors.error("A token the provider refuses, or that cannot be a token")},
+)
 async def store_provider_tokens(
     body: ProviderTokensRequest, settings: SettingsManager
 ) -> MessageResponse:

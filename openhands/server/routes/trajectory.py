@@ -6,6 +6,7 @@ import asyncio
 
 from fastapi import APIRouter
 
+from openhands.server import errors
 from openhands.server.dependencies import API_GUARDS, AttachedConversation, Services
 from openhands.server.errors import ErrorBodyError
 from openhands.server.models.conversation import TrajectoryResponse
@@ -16,7 +17,10 @@ trajectory_router = APIRouter(
 )
 
 
-@trajectory_router.get("/trajectory")
+@trajectory_router.get(
+    "/trajectory",
+    responses={**errors.ATTACHED_RESPONSES, 500: errors.error("Reading the events failed")},
+)
 async def get_trajectory(
     conversation: AttachedConversation, services: Services
 ) -> TrajectoryResponse:

@@ -310,6 +310,11 @@ class ConversationService:
             loop = await self.manager.maybe_start_agent_loop(
                 conversation_id, init_data, await self.user_id()
             )
+        except SettingsRequiredError as error:
+            # The caller has to store settings first: a 4xx (0.59 answered 500).
+            raise ConversationStateError(
+                conversation_id, f"Failed to start conversation: {error}", status=400
+            ) from error
         except Exception as error:
             logger.exception("Starting %s failed", conversation_id)
             raise ConversationStateError(

@@ -38,10 +38,17 @@ MICROAGENTS_DIR = ".openhands/microagents"
 
 
 class ProviderRequestError(PlainTextError):
-    """The provider answered with an error (or not at all): 500 with a string body."""
+    """The provider answered with an error (or not at all): 502 with a string body (0.59
+    answered 500; the failure is upstream, not this server's)."""
 
-    def __init__(self, text: str) -> None:
-        super().__init__(text, 500)
+    def __init__(self, text: str, status: int = 502) -> None:
+        super().__init__(text, status)
+
+
+def is_plausible_token(token: str) -> bool:
+    """Provider tokens are printable ASCII without spaces; anything else cannot even be
+    sent in an HTTP header (0.59 crashed with a 500 on a non-ASCII token)."""
+    return token.isascii() and token.isprintable() and not any(c.isspace() for c in token)
 
 
 class GitHubClient:
@@ -55,6 +62,8 @@ class GitHubClient:
         else:
             self.base_url = default_api_url.rstrip("/")
         secret = token.token.get_secret_value() if token.token else ""
+        if not is_plausible_token(secret):
+            raise ProviderAuthError()
         self.headers = {
             "Authorization": f"Bearer {secret}",
             "Accept": "application/vnd.github+json",
@@ -68,10 +77,13 @@ class GitHubClient:
                 response = await client.get(
                     f"{self.base_url}{path}", params=params, headers=self.headers
                 )
-        except httpx.HTTPError as error:
+        except (httpx.HTTPError, httpx.InvalidURL, UnicodeError, ValueError) as error:
+            # Unreachable, or a host / path that makes no URL: nothing came back.
             raise ProviderRequestError(f"Error reaching GitHub: {error}") from error
         if response.status_code == 401:
             raise ProviderAuthError()
+        if response.status_code == 404:
+            raise ProviderRequestError(f"GitHub found nothing at {path}", 404)
         if response.status_code >= 400:
             raise ProviderRequestError(f"GitHub answered {response.status_code} for {path}")
         return response
@@ -260,7 +272,9 @@ class GitProviders:
         if token is None:
             raise ProviderTokenRequiredError(missing)
         if chosen is not ProviderType.GITHUB:
-            raise ProviderRequestError(f"Provider {chosen.value} is not supported by this server")
+            raise ProviderRequestError(
+                f"Provider {chosen.value} is not supported by this server", 400
+            )
         return GitHubClient(token, self.github_api_url)
 
     async def verify_repository(self, repository: str, provider: ProviderType | None) -> bool:

@@ -13,7 +13,7 @@ from openhands.server.models.settings import (
     ProviderTokensRequest,
     SettingsResponse,
 )
-from openhands.server.services.git_providers import GitHubClient
+from openhands.server.services.git_providers import GitHubClient, is_plausible_token
 from openhands.server.user_auth.user_auth import UserAuth
 from openhands.storage.data_models.settings import Settings
 from openhands.storage.data_models.user_secrets import UserSecrets
@@ -105,6 +105,8 @@ class SettingsService:
     async def store_provider_tokens(self, request: ProviderTokensRequest) -> None:
         incoming: dict[ProviderType, ProviderToken] = {}
         for provider, entry in request.provider_tokens.items():
+            if entry.token and not is_plausible_token(entry.token):
+                raise InvalidProviderTokenError(provider.value)
             token = ProviderToken(
                 token=SecretStr(entry.token) if entry.token else None, host=entry.host
             )

@@ -2,6 +2,12 @@
 
 Every runtime call is blocking, so each one runs in a worker thread. Failures become the
 route's spec'd error bodies here.
+
+Every user-given path is confined to the workspace: refused with 400 when it is absolute,
+climbs out with ``..`` or is malformed (checked here, for every runtime), and when it
+resolves out through a symlink (checked by the action server, where the files are: its
+``/list_files`` refuses a relative path that leads out of its working dir, so a listing
+doubles as that check for single files).
 """
 
 from __future__ import annotations
@@ -17,6 +23,13 @@ from typing import Any
 from openhands.core.config import OpenHandsConfig
 from openhands.events.action import FileReadAction
 from openhands.events.observation import ErrorObservation, FileReadObservation
+from openhands.runtime.utils.files import (
+    ERROR_BINARY_FILE,
+    PathRefusedError,
+    check_file_name,
+    is_within,
+    relative_inside,
+)
 from openhands.server.errors import ErrorBodyError
 from openhands.server.models.files import GitChange, GitDiff, SkippedFile, UploadResult
 
@@ -29,6 +42,46 @@ def _require(runtime: Any) -> Any:
     if runtime is None:
         raise ErrorBodyError("Runtime not yet initialized", 404)
     return runtime
+
+
+def _relative(path: str, workspace: str) -> str:
+    """The workspace-relative form of a user-given path, or 400. An absolute path is taken
+    only when it names something under the workspace."""
+    if path.startswith("/"):
+        normal = posixpath.normpath(path)
+        if is_within(posixpath.normpath(workspace), normal):
+            path = posixpath.relpath(normal, workspace)
+    try:
+        return relative_inside(path)
+    except PathRefusedError as error:
+        raise ErrorBodyError(str(error), 400) from None
+
+
+def _refusal(error: Exception) -> ErrorBodyError | None:
+    """The sandbox's own 4xx answer (a path it refused) as this route's 400."""
+    # Imported here: the HTTP client stack is not needed to start the server.
+    from openhands.runtime.impl.action_execution.action_execution_client import (
+        ActionExecutionHTTPError,
+    )
+
+    if isinstance(error, ActionExecutionHTTPError) and 400 <= error.status_code < 500:
+        return ErrorBodyError(error.detail, 400)
+    return None
+
+
+async def _confine(runtime: Any, relative: str) -> None:
+    """400 unless ``relative`` resolves inside the workspace in the sandbox itself. A runtime
+    that lists on its own (no action server) and raises for a file or a missing path gave no
+    refusal; any other failure refuses too (500)."""
+    try:
+        await asyncio.to_thread(runtime.list_files, relative)
+    except (NotADirectoryError, FileNotFoundError):
+        return
+    except Exception as error:
+        refusal = _refusal(error)
+        if refusal is not None:
+            raise refusal from None
+        raise ErrorBodyError(f"Error checking path: {error}") from error
 
 
 def filter_entries(entries: Iterable[str], gitignore: str | None) -> list[str]:
@@ -49,10 +102,11 @@ def _read_text(runtime: Any, path: str) -> str | None:
 
 async def list_files(runtime: Any, workspace: str, path: str | None) -> list[str]:
     runtime = _require(runtime)
+    relative = _relative(path, workspace) if path else ""
     try:
-        entries = await asyncio.to_thread(runtime.list_files, path)
+        entries = await asyncio.to_thread(runtime.list_files, relative or None)
     except Exception as error:
-        raise ErrorBodyError(f"Error listing files: {error}") from error
+        raise _refusal(error) or ErrorBodyError(f"Error listing files: {error}") from error
     if path:
         entries = [posixpath.join(path, entry) for entry in entries]
     try:
@@ -66,21 +120,32 @@ async def list_files(runtime: Any, workspace: str, path: str | None) -> list[str
 
 async def select_file(runtime: Any, workspace: str, file: str) -> str:
     runtime = _require(runtime)
-    full_path = posixpath.join(workspace, file)
+    relative = _relative(file, workspace)
+    full_path = posixpath.join(workspace, relative)
+    if not relative:
+        raise ErrorBodyError(f"Error opening file: {full_path} is a directory", 400)
+    await _confine(runtime, relative)
     try:
         observation = await asyncio.to_thread(runtime.read, FileReadAction(path=full_path))
     except Exception as error:
         raise ErrorBodyError(f"Error opening file: {error}") from error
     if isinstance(observation, FileReadObservation):
         return observation.content
-    if isinstance(observation, ErrorObservation) and "ERROR_BINARY_FILE" in observation.content:
+    if isinstance(observation, ErrorObservation) and ERROR_BINARY_FILE in observation.content:
         raise ErrorBodyError(f"Unable to open binary file: {full_path}", 415)
+    if isinstance(observation, ErrorObservation) and "File not found" in observation.content:
+        # 0.59 answers 500 here; a missing file is the caller's mistake, not the server's.
+        raise ErrorBodyError(f"Error opening file: File not found: {full_path}", 404)
     raise ErrorBodyError(f"Error opening file: {observation}")
 
 
 def _upload_refusal(name: str, size: int, config: OpenHandsConfig) -> str | None:
     if not name or name != os.path.basename(name) or name in (".", ".."):
         return "Invalid file name"
+    try:
+        check_file_name(name)
+    except PathRefusedError as error:
+        return str(error)
     limit_mb = config.file_uploads_max_file_size_mb
     if limit_mb and size > limit_mb * 1024 * 1024:
         return f"File size exceeds the limit of {limit_mb}MB"
@@ -95,10 +160,11 @@ def _upload_refusal(name: str, size: int, config: OpenHandsConfig) -> str | None
 async def upload_files(
     runtime: Any, workspace: str, files: list[tuple[str, bytes]], config: OpenHandsConfig
 ) -> UploadResult:
-    """Write each upload into the workspace, bytes unchanged."""
+    """Write each upload into the workspace, bytes unchanged; 400 when none could be."""
     runtime = _require(runtime)
     uploaded: list[str] = []
     skipped: list[SkippedFile] = []
+    status = 400  # every file refused for what it is; 500 once the sandbox failed on one
     with tempfile.TemporaryDirectory(prefix="oh-upload-") as staging:
         for name, content in files:
             reason = _upload_refusal(name, len(content), config)
@@ -111,10 +177,22 @@ async def upload_files(
             try:
                 await asyncio.to_thread(runtime.copy_to, local, workspace)
             except Exception as error:
-                skipped.append(SkippedFile(name=name, reason=f"Failed to upload: {error}"))
+                refusal = _refusal(error)
+                if refusal is None:
+                    status = 500
+                why = error if refusal is None else str(refusal)
+                skipped.append(SkippedFile(name=name, reason=f"Failed to upload: {why}"))
                 continue
             uploaded.append(posixpath.join(workspace, name))
-    return UploadResult(uploaded_files=uploaded, skipped_files=skipped)
+    result = UploadResult(uploaded_files=uploaded, skipped_files=skipped)
+    if skipped and not uploaded:
+        reasons = "; ".join(f"{_short(file.name)}: {file.reason}" for file in skipped)
+        raise ErrorBodyError(f"No file was uploaded. {reasons}", status, **result.model_dump())
+    return result
+
+
+def _short(name: str, limit: int = 60) -> str:
+    return name if len(name) <= limit else name[: limit - 1] + "…"
 
 
 async def zip_workspace(runtime: Any, workspace: str) -> str:
@@ -140,8 +218,13 @@ async def git_changes(runtime: Any, workspace: str) -> list[GitChange]:
 
 async def git_diff(runtime: Any, workspace: str, path: str) -> GitDiff:
     runtime = _require(runtime)
+    relative = _relative(path, workspace)
+    if not relative:
+        raise ErrorBodyError("Error getting diff: a file path is needed", 400)
+    await _confine(runtime, relative)
+    full_path = posixpath.join(workspace, relative)
     try:
-        diff = await asyncio.to_thread(runtime.get_git_diff, path, workspace)
+        diff = await asyncio.to_thread(runtime.get_git_diff, full_path, workspace)
     except Exception as error:
         raise ErrorBodyError(f"Error getting diff: {error}") from error
     return GitDiff.model_validate(diff)

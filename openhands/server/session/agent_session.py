@@ -1,16 +1,16 @@
 """AgentSession: the agent stack of one conversation (server-api §8.2 step 3).
 
-It owns the EventStream and, once started, the Runtime, Memory, AgentController, LLM
-registry and conversation stats. Each component is built by one ``_create_*`` method, so a
-test (or another deployment) can swap a single piece. The agent-stack packages are
-imported inside those methods: the server package can be imported, and its REST/socket
-layer tested, without them.
+It owns the EventStream and, once started, the Runtime, Memory, security analyzer,
+AgentController, LLM registry and conversation stats. They are assembled by
+``openhands.core.setup.ConversationBuilder``, the same builder the headless entrypoint uses;
+each component is built by one ``_create_*`` method, so a test (or another deployment) can
+swap a single piece. The agent-stack packages are imported inside those methods: the server
+package can be imported, and its REST/socket layer tested, without them.
 """
 
 from __future__ import annotations
 
 import asyncio
-import inspect
 import json
 import logging
 import time
@@ -57,11 +57,14 @@ class AgentSession:
         self.controller: Any = None
         self.llm_registry: Any = None
         self.conversation_stats: Any = None
+        self.security_analyzer: Any = None
+        self._builder: Any = None
         self.repository_directory: str | None = None
         self.runtime_connected = False
         self.started_at = time.time()
         self._starting = False
         self._closed = False
+        self._start_failed = False
         # The sandbox teardown started by close(): the server waits for it when it shuts down.
         self.teardown: asyncio.Future[None] | None = None
         self._startup_done = asyncio.Event()
@@ -72,10 +75,16 @@ class AgentSession:
     def is_closed(self) -> bool:
         return self._closed
 
+    @property
+    def start_failed(self) -> bool:
+        """The start ended without a controller (no sandbox, or an error on the way)."""
+        return self._start_failed
+
     def get_state(self) -> AgentState | None:
-        """The controller's agent state; ERROR when no controller came within the grace time."""
+        """The controller's agent state; ERROR when the start failed, or when no controller
+        came within the grace time."""
         if self.controller is None:
-            if time.time() - self.started_at > STARTUP_GRACE_SECONDS:
+            if self._start_failed or time.time() - self.started_at > STARTUP_GRACE_SECONDS:
                 return AgentState.ERROR
             return None
         state = self.controller.get_agent_state()
@@ -90,6 +99,8 @@ class AgentSession:
         initial_message: MessageAction | None = None,
         replay_json: str | None = None,
     ) -> None:
+        if self._closed:
+            return  # closed before its start began (a stop while waiting for a teardown)
         if self.controller is not None or self._starting:
             raise RuntimeError("Session already started")
         self._starting = True
@@ -98,19 +109,28 @@ class AgentSession:
                 AgentStateChangedObservation("", AgentState.LOADING.value),
                 EventSource.ENVIRONMENT,
             )
-            self.config = config = apply_settings(config, init_data)
+            self.config = config = apply_settings(config, init_data, self.sid)
             self.event_stream.set_secrets(init_data.secret_values())
             agent_name = init_data.agent or config.default_agent
+            self._builder = builder = self._create_builder(config, agent_name)
             # Building these imports LiteLLM and reads files: keep it off the event loop.
             self.llm_registry, self.conversation_stats = await asyncio.to_thread(
                 self._create_llm_registry, config, agent_name
             )
+            builder.llm_registry = self.llm_registry
+            builder.conversation_stats = self.conversation_stats
             agent = await asyncio.to_thread(self._create_agent, config, agent_name)
+            builder.agent = agent
             if not await self._create_runtime(config, agent, init_data):
+                self._start_failed = True
                 return
+            builder.runtime = self.runtime
             self.repository_directory = await self._setup_workspace(init_data)
             self.memory = await self._create_memory(config, init_data)
+            builder.memory = self.memory
             await self._add_mcp_tools(config, agent)
+            self.security_analyzer = self._create_security_analyzer(config)
+            builder.security_analyzer = self.security_analyzer
             replay_events: list[Event] | None = None
             if replay_json:
                 initial_message, replay_events = parse_replay(replay_json)
@@ -118,6 +138,9 @@ class AgentSession:
                 self._create_controller, config, agent, init_data, replay_events
             )
             await asyncio.to_thread(self._add_initial_events, initial_message)
+        except BaseException:
+            self._start_failed = True
+            raise
         finally:
             self._starting = False
             self._startup_done.set()
@@ -134,45 +157,39 @@ class AgentSession:
 
     # --- components (each one swappable) -------------------------------------------------
 
-    def _create_llm_registry(self, config: OpenHandsConfig, agent_name: str) -> tuple[Any, Any]:
-        from openhands.llm.conversation_stats import ConversationStats
-        from openhands.llm.llm_registry import LLMRegistry
+    def _create_builder(self, config: OpenHandsConfig, agent_name: str) -> Any:
+        """The shared assembly path (``openhands.core.setup``), set up for the web server."""
+        from openhands.core.setup import ConversationBuilder
 
-        registry = LLMRegistry(config, agent_cls=agent_name, retry_listener=self._on_llm_retry)
-        stats = ConversationStats(self.file_store, self.sid, self.user_id)
-        registry.subscribe(stats.register_llm)
-        return registry, stats
+        return ConversationBuilder(
+            config,
+            self.sid,
+            file_store=self.file_store,
+            event_stream=self.event_stream,
+            user_id=self.user_id,
+            headless_mode=False,
+            status_callback=self.status_callback,
+            agent_name=agent_name,
+            retry_listener=self._on_llm_retry,
+        )
+
+    def _create_llm_registry(self, config: OpenHandsConfig, agent_name: str) -> tuple[Any, Any]:
+        return self._builder.build_llm_registry()  # type: ignore[no-any-return]
 
     def _create_agent(self, config: OpenHandsConfig, agent_name: str) -> Any:
-        import openhands.agenthub  # noqa: F401  (registers the built-in agents)
-        from openhands.controller.agent import Agent
-
-        agent_cls = Agent.get_cls(agent_name)
-        return agent_cls(config.get_agent_config(agent_name), self.llm_registry)
+        return self._builder.build_agent()
 
     async def _create_runtime(
         self, config: OpenHandsConfig, agent: Any, init_data: ConversationInitData
     ) -> bool:
-        from openhands.runtime import get_runtime_cls
-
-        runtime_cls = get_runtime_cls(config.runtime)
         env_vars = {
             name: secret.secret.get_secret_value()
             for name, secret in (init_data.custom_secrets or {}).items()
         }
         self.runtime = await asyncio.to_thread(
             partial(
-                runtime_cls,
-                config=config,
-                event_stream=self.event_stream,
-                llm_registry=self.llm_registry,
-                sid=self.sid,
-                plugins=list(agent.sandbox_plugins),
+                self._builder.build_runtime,
                 env_vars=env_vars,
-                status_callback=self.status_callback,
-                headless_mode=False,
-                attach_to_existing=False,
-                user_id=self.user_id,
                 git_provider_tokens=token_strings(init_data),
             )
         )
@@ -188,56 +205,44 @@ class AgentSession:
         return True
 
     async def _setup_workspace(self, init_data: ConversationInitData) -> str | None:
-        runtime = self.runtime
         repository = init_data.selected_repository
-        directory = await asyncio.to_thread(
-            runtime.clone_or_init_repo,
-            token_strings(init_data),
+        return await asyncio.to_thread(  # type: ignore[no-any-return]
+            self._builder.initialize_repository,
             repository,
             init_data.selected_branch,
             clone_url(init_data) if repository else None,
+            token_strings(init_data),
         )
-        await asyncio.to_thread(runtime.maybe_run_setup_script)
-        await asyncio.to_thread(runtime.maybe_setup_git_hooks)
-        return directory or None
 
     async def _create_memory(self, config: OpenHandsConfig, init_data: ConversationInitData) -> Any:
-        from openhands.memory.memory import Memory
-
-        memory = await asyncio.to_thread(
-            partial(
-                Memory,
-                event_stream=self.event_stream,
-                sid=self.sid,
-                status_callback=self.status_callback,
-            )
-        )
         descriptions = {
             name: secret.description for name, secret in (init_data.custom_secrets or {}).items()
         }
-        memory.set_runtime_info(self.runtime, descriptions, config.workspace_mount_path_in_sandbox)
-        memory.set_conversation_instructions(init_data.conversation_instructions)
-        microagents = await asyncio.to_thread(
-            self.runtime.get_microagents_from_selected_repo, init_data.selected_repository
-        )
-        memory.load_user_workspace_microagents(microagents)
-        if init_data.selected_repository and self.repository_directory:
-            memory.set_repository_info(
-                init_data.selected_repository,
-                self.repository_directory,
-                init_data.selected_branch,
+        return await asyncio.to_thread(
+            partial(
+                self._builder.build_memory,
+                selected_repository=init_data.selected_repository,
+                repo_directory=self.repository_directory,
+                selected_branch=init_data.selected_branch,
+                conversation_instructions=init_data.conversation_instructions,
+                working_dir=config.workspace_mount_path_in_sandbox,
+                custom_secrets_descriptions=descriptions,
             )
-        return memory
+        )
 
     async def _add_mcp_tools(self, config: OpenHandsConfig, agent: Any) -> None:
         if not getattr(agent.config, "enable_mcp", False):
             return
         try:
-            from openhands.mcp.utils import add_mcp_tools_to_agent
+            import openhands.mcp.utils  # noqa: F401
         except ImportError:
             logger.info("MCP tools are not available in this build")
             return
-        await add_mcp_tools_to_agent(agent, self.runtime, self.memory)
+        await self._builder.add_mcp_tools()
+
+    def _create_security_analyzer(self, config: OpenHandsConfig) -> Any:
+        """The analyzer the user picked (settings or ``[security]``); None for none."""
+        return self._builder.build_security_analyzer()
 
     def _create_controller(
         self,
@@ -246,31 +251,7 @@ class AgentSession:
         init_data: ConversationInitData,
         replay_events: list[Event] | None,
     ) -> Any:
-        from openhands.controller.agent_controller import AgentController
-        from openhands.controller.state.state import State
-
-        try:
-            initial_state = State.restore_from_session(self.sid, self.file_store, self.user_id)
-        except Exception:  # no saved state (a new conversation) or an unreadable one
-            initial_state = None
-        return AgentController(
-            sid=self.sid,
-            user_id=self.user_id,
-            file_store=self.file_store,
-            event_stream=self.event_stream,
-            conversation_stats=self.conversation_stats,
-            agent=agent,
-            iteration_delta=config.max_iterations,
-            budget_per_task_delta=config.max_budget_per_task,
-            agent_to_llm_config=config.get_agent_to_llm_config_map(),
-            agent_configs=config.get_agent_configs(),
-            confirmation_mode=config.security.confirmation_mode,
-            headless_mode=False,
-            status_callback=self.status_callback,
-            initial_state=initial_state,
-            replay_events=replay_events,
-            security_analyzer=getattr(self.runtime, "security_analyzer", None),
-        )
+        return self._builder.build_controller(replay_events)
 
     def _on_llm_retry(self, attempt: int, max_attempts: int) -> None:
         self.status_callback(
@@ -295,12 +276,19 @@ class AgentSession:
         if controller is not None:
             try:
                 controller.save_state()
-                await _maybe_await(controller.close())
+                await controller.close()
             except Exception:
                 logger.exception("Error closing the controller of %s", self.sid)
+        analyzer, self.security_analyzer = self.security_analyzer, None
+        if analyzer is not None:
+            try:
+                await analyzer.close()
+            except Exception:
+                logger.exception("Error closing the security analyzer of %s", self.sid)
         runtime = self.runtime
         if runtime is not None:
-            # Tearing a sandbox down is slow; nobody waits for it.
+            # Tearing a sandbox down is slow: it runs in the background, and the manager
+            # makes a new start of this conversation wait for it (``teardown``).
             task = asyncio.get_running_loop().run_in_executor(None, runtime.close)
             task.add_done_callback(_log_failure)
             self.teardown = task
@@ -350,12 +338,6 @@ def parse_replay(replay_json: str) -> tuple[MessageAction, list[Event]]:
         content=first.content, image_urls=first.image_urls, file_urls=first.file_urls
     )
     return initial, events[1:]
-
-
-async def _maybe_await(value: Any) -> Any:
-    if inspect.isawaitable(value):
-        return await value
-    return value
 
 
 def _log_failure(future: asyncio.Future[Any]) -> None:

@@ -14,6 +14,8 @@ buffer/hold bookkeeping never spans one, so no payload can fall between two stat
 from __future__ import annotations
 
 import asyncio
+import threading
+import time
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
@@ -33,6 +35,7 @@ class Emitter(Protocol):
 
 OH_EVENT = "oh_event"
 _YIELD_EVERY = 50
+_STREAM_BATCH = 25  # payloads handed from the reading thread to the loop at a time
 
 
 def room_name(conversation_id: str) -> str:
@@ -60,6 +63,62 @@ async def send_to_connection(
         if count % _YIELD_EVERY == 0:
             # Let the socket's writer start on what is queued while we encode the rest.
             await asyncio.sleep(0)
+
+
+async def stream_to_connection(
+    sio: socketio.AsyncServer,
+    connection_id: str,
+    produce: Callable[[], Iterable[dict[str, Any]]],
+) -> None:
+    """Send the payloads of ``produce()`` to one socket as they are read, in order.
+
+    ``produce`` iterates in a worker thread (it reads files); the loop sends what it has
+    been handed while the thread reads on, so the first event leaves after one read, not
+    after the whole range. The first payload is handed over alone, the rest in batches.
+    If sending fails (or the caller is cancelled) the thread stops at its next payload.
+    Exceptions raised by ``produce`` are raised here, after what was read before them."""
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[list[dict[str, Any]] | BaseException | None] = asyncio.Queue()
+    stop = threading.Event()
+
+    def hand_over(item: list[dict[str, Any]] | BaseException | None) -> None:
+        try:
+            loop.call_soon_threadsafe(queue.put_nowait, item)
+        except RuntimeError:  # the loop is closed: nobody is waiting any more
+            stop.set()
+
+    def read() -> None:
+        batch: list[dict[str, Any]] = []
+        size = 1
+        try:
+            for payload in produce():
+                if stop.is_set():
+                    return
+                batch.append(payload)
+                if len(batch) >= size:
+                    hand_over(batch)
+                    batch, size = [], _STREAM_BATCH
+                    # Let the loop's thread take the GIL and send what it was handed
+                    # (it would otherwise wait for this thread's switch interval).
+                    time.sleep(0)
+            if batch:
+                hand_over(batch)
+            hand_over(None)
+        except BaseException as error:  # handed to the loop, raised there
+            hand_over(error)
+
+    reader = loop.run_in_executor(None, read)
+    try:
+        while True:
+            item = await queue.get()
+            if item is None:
+                break
+            if isinstance(item, BaseException):
+                raise item
+            await send_to_connection(sio, connection_id, item)
+    finally:
+        stop.set()
+    await reader
 
 
 class RoomDelivery:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from openhands.events.action import NullAction, RecallAction
@@ -41,15 +41,18 @@ def live_payload(event: Event) -> dict[str, Any] | None:
 def replay_payloads(events: Iterable[Event]) -> list[dict[str, Any]]:
     """Stored events to replay, in order: null and recall-action events are skipped and only
     the last `agent_state_changed` is sent, after everything else."""
-    payloads: list[dict[str, Any]] = []
-    last_state: dict[str, Any] | None = None
+    return list(iter_replay_payloads(events))
+
+
+def iter_replay_payloads(events: Iterable[Event]) -> Iterator[dict[str, Any]]:
+    """:func:`replay_payloads` one at a time, as ``events`` are read (for streaming)."""
+    last_state: AgentStateChangedObservation | None = None
     for event in events:
         if isinstance(event, NullAction | NullObservation | RecallAction):
             continue
         if isinstance(event, AgentStateChangedObservation):
-            last_state = event_to_dict(event)
+            last_state = event  # serialized only if it stays the last one
             continue
-        payloads.append(event_to_dict(event))
+        yield event_to_dict(event)
     if last_state is not None:
-        payloads.append(last_state)
-    return payloads
+        yield event_to_dict(last_state)

@@ -14,13 +14,15 @@ logger = logging.getLogger(__name__)
 
 @dataclass
 class ServerConversation:
-    """``owns_runtime`` is True for a runtime attached only for REST calls (no agent loop)."""
+    """``owns_runtime`` is True for a runtime attached only for REST calls (no agent loop).
+    ``security_analyzer`` is the running loop's analyzer (None without a loop or analyzer)."""
 
     sid: str
     event_stream: EventStore
     runtime: Any
     user_id: str | None = None
     owns_runtime: bool = False
+    security_analyzer: Any = None
 
     async def disconnect(self) -> None:
         if not self.owns_runtime:

@@ -142,9 +142,7 @@ class Session:
         if controller is None or self.agent_session.is_closed:
             return
         try:
-            result = controller.set_agent_state_to(AgentState.ERROR)
-            if asyncio.iscoroutine(result):
-                await result
+            await controller.set_agent_state_to(AgentState.ERROR)
         except Exception:
             logger.exception("Could not move %s to the error state", self.sid)
 

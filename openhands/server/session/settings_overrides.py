@@ -11,13 +11,24 @@ from openhands.core.config import (
     OpenHandsConfig,
 )
 from openhands.core.config.mcp_config import default_shttp_server
+from openhands.server.mcp_endpoint import conversation_mcp_key, key_secret
 from openhands.storage.data_models.settings import Settings
 
 DEFAULT_CONDENSER_MAX_SIZE = 120
 
 
-def apply_settings(config: OpenHandsConfig, settings: Settings) -> OpenHandsConfig:
-    """A deep copy of ``config`` with the user's choices layered on top. Pure."""
+def apply_settings(
+    config: OpenHandsConfig, settings: Settings, conversation_id: str | None = None
+) -> OpenHandsConfig:
+    """A deep copy of ``config`` with the user's choices layered on top. Pure.
+
+    With ``conversation_id``, the server's own MCP endpoint is listed with that
+    conversation's key (the endpoint refuses calls without one)."""
+    mcp_key = (
+        conversation_mcp_key(key_secret(config), conversation_id)
+        if conversation_id is not None
+        else None
+    )
     config = config.model_copy(deep=True)
     agent_name = settings.agent or config.default_agent
     config.default_agent = agent_name
@@ -55,7 +66,7 @@ def apply_settings(config: OpenHandsConfig, settings: Settings) -> OpenHandsConf
         config.sandbox.api_key = settings.sandbox_api_key
     if settings.mcp_config is not None:
         config.mcp = _merge_mcp(config.mcp, settings.mcp_config)
-    config.mcp = _with_server_endpoint(config.mcp, config.mcp_host)
+    config.mcp = _with_server_endpoint(config.mcp, config.mcp_host, mcp_key)
 
     agent_config.runtime = config.runtime
     if settings.enable_default_condenser:
@@ -81,11 +92,18 @@ def _merge_mcp(base: MCPConfig, extra: MCPConfig) -> MCPConfig:
     )
 
 
-def _with_server_endpoint(mcp: MCPConfig, mcp_host: str) -> MCPConfig:
-    """Adds the server's own `/mcp/mcp` (the PR tools, §8.2 step 2) unless already listed.
-    When nothing listens there, the MCP client skips it: a refused connection is noticed in
-    well under a second (a host that drops packets would cost the client's list timeout)."""
-    own = default_shttp_server(mcp_host)
+def _with_server_endpoint(mcp: MCPConfig, mcp_host: str, api_key: str | None) -> MCPConfig:
+    """Adds the server's own `/mcp/mcp` (the PR tools, §8.2 step 2) unless already listed;
+    either way it carries the conversation's key. When nothing listens there, the MCP
+    client skips it: a refused connection is noticed in well under a second (a host that
+    drops packets would cost the client's list timeout)."""
+    own = default_shttp_server(mcp_host, api_key)
     if any(server.url == own.url for server in mcp.shttp_servers):
-        return mcp
+        servers = [
+            server.model_copy(update={"api_key": api_key})
+            if api_key is not None and server.url == own.url
+            else server
+            for server in mcp.shttp_servers
+        ]
+        return mcp.model_copy(update={"shttp_servers": servers})
     return mcp.model_copy(update={"shttp_servers": [*mcp.shttp_servers, own]})

@@ -277,3 +277,63 @@ def test_check_tools_strips_defaults_and_formats_for_gemini() -> None:
         "d": {"type": "integer"},
     }
     assert "default" in tools[0]["function"]["parameters"]["properties"]["a"]  # original intact
+
+
+SHORT_DESCRIPTION_MODELS = ["gpt-4o", "openai/gpt-4.1", "o1-preview", "openai/o3-mini", "o4-mini"]
+
+
+@pytest.mark.parametrize("model", SHORT_DESCRIPTION_MODELS)
+def test_models_with_a_description_limit_get_every_tool_under_1024_chars(model: str) -> None:
+    # python-api.md §11 (defect a5): for these models every tool description the agent can be
+    # offered stays under 1,024 characters, the browser tool's included.
+    from openhands.agenthub.loc_agent.loc_agent import LocAgent
+    from openhands.agenthub.readonly_agent.readonly_agent import ReadOnlyAgent
+
+    everything_on = agent_config(
+        enable_cmd=True,
+        enable_think=True,
+        enable_finish=True,
+        enable_condensation_request=True,
+        enable_browsing=True,
+        enable_jupyter=True,
+        enable_plan_mode=True,
+        enable_editor=True,
+    )
+    offered: list[dict[str, Any]] = []
+    for agent_cls in (CodeActAgent, ReadOnlyAgent, LocAgent):
+        offered += agent_cls(everything_on, registry(LLMConfig(model=model))).tools
+    llm_editor = CodeActAgent(
+        agent_config(enable_llm_editor=True), registry(LLMConfig(model=model))
+    ).tools
+    offered += llm_editor
+    names = {t["function"]["name"] for t in offered}
+    assert {"browser", "execute_bash", "str_replace_editor", "edit_file", "task_tracker"} <= names
+    for tool in offered:
+        description = tool["function"]["description"]
+        assert len(description) < 1024, (tool["function"]["name"], len(description))
+
+
+def test_browser_description_examples_are_runnable_action_code() -> None:
+    # The compact description keeps the calling convention the sandbox browser parses.
+    from openhands.runtime.browser.actions import parse_actions
+
+    description = BrowserTool["function"]["description"]
+    example = description.split("Example:\n", 1)[1]
+    calls = parse_actions(example)
+    assert [c.name for c in calls] == ["fill", "click"]
+    for line in description.split("Functions:\n", 1)[1].split("\n\n", 1)[0].splitlines():
+        name = line.split("(", 1)[0]
+        # Every listed function is one the sandbox accepts (checked with minimal arguments).
+        args = {
+            "goto": "'http://x'",
+            "go_back": "",
+            "go_forward": "",
+            "noop": "",
+            "scroll": "0, 1",
+            "drag_and_drop": "'1', '2'",
+            "select_option": "'1', 'a'",
+            "fill": "'1', 'v'",
+            "press": "'1', 'Enter'",
+            "upload_file": "'1', '/f'",
+        }.get(name, "'1'")
+        assert [c.name for c in parse_actions(f"{name}({args})")] == [name]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import logging
+from pathlib import Path
+
 import pytest
 from pydantic import ValidationError
 
@@ -16,12 +19,16 @@ from openhands.core.config import (
     LLMSummarizingCondenserConfig,
     NoOpCondenserConfig,
     ObservationMaskingCondenserConfig,
+    OpenHandsConfig,
     RecentEventsCondenserConfig,
     StructuredSummaryCondenserConfig,
     condenser_config_from_toml_section,
     create_condenser_config,
+    load_from_toml,
 )
 from openhands.core.config.condenser_config import CONDENSER_CONFIG_TYPES
+from openhands.memory.condenser import Condenser
+from openhands.memory.condenser.impl.no_op_condenser import NoOpCondenser
 
 
 def test_every_spec_type_is_known() -> None:
@@ -128,3 +135,42 @@ def test_inline_llm_config_table() -> None:
     config = condenser_config_from_toml_section(section, {})["condenser"]
     assert isinstance(config, LLMSummarizingCondenserConfig)
     assert config.llm_config.model == "inline-model"
+
+
+def test_a_missing_llm_section_means_no_condensing(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # python-api.md §4 (defect a3): not an LLM condenser on a model nobody chose.
+    toml = tmp_path / "config.toml"
+    toml.write_text(
+        '[llm]\nmodel = "gpt-4o"\n\n'
+        '[llm.small]\nmodel = "gpt-4o-mini"\n\n'
+        '[condenser]\ntype = "llm"\nllm_config = "missing_llm"\nkeep_first = 2\nmax_size = 50\n'
+    )
+    cfg = OpenHandsConfig()
+    with caplog.at_level(logging.WARNING, logger="openhands"):
+        load_from_toml(cfg, str(toml))
+    condenser_config = cfg.get_agent_config().condenser
+    assert isinstance(condenser_config, NoOpCondenserConfig)
+    assert any("missing_llm" in r.getMessage() for r in caplog.records if r.levelname == "WARNING")
+    condenser = Condenser.from_config(condenser_config, llm_registry=None)  # type: ignore[arg-type]
+    assert isinstance(condenser, NoOpCondenser)
+
+    # A section that exists is used, and `llm` names the default one.
+    toml.write_text(toml.read_text().replace('"missing_llm"', '"small"'))
+    cfg = OpenHandsConfig()
+    load_from_toml(cfg, str(toml))
+    small = cfg.get_agent_config().condenser
+    assert isinstance(small, LLMSummarizingCondenserConfig)
+    assert (small.llm_config.model, small.keep_first, small.max_size) == ("gpt-4o-mini", 2, 50)
+    default = condenser_config_from_toml_section({"type": "llm", "llm_config": "llm"}, {})
+    assert isinstance(default["condenser"], LLMSummarizingCondenserConfig)
+
+
+def test_a_pipeline_member_naming_a_missing_llm_section_means_no_condensing() -> None:
+    section = {
+        "type": "pipeline",
+        "condensers": [{"type": "browser_output_masking"}, {"type": "llm", "llm_config": "gone"}],
+    }
+    config = condenser_config_from_toml_section(section, {"llm": LLMConfig()})["condenser"]
+    assert isinstance(config, NoOpCondenserConfig)

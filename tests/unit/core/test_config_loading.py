@@ -12,7 +12,6 @@ from pydantic import SecretStr
 from openhands.core.config import (
     AgentConfig,
     ConversationWindowCondenserConfig,
-    LLMAttentionCondenserConfig,
     LLMSummarizingCondenserConfig,
     NoOpCondenserConfig,
     OpenHandsConfig,
@@ -312,16 +311,15 @@ max_size = 50
     assert (condenser.keep_first, condenser.max_size) == (2, 50)
 
 
-def test_condenser_missing_llm_name_uses_default(tmp_path: Path) -> None:
+def test_condenser_missing_llm_name_means_no_condensing(tmp_path: Path) -> None:
+    # python-api.md §4 (defect a3): NoOp, not the default [llm] model.
     toml = write(
         tmp_path / "c.toml",
         '[llm]\nmodel = "base"\n[condenser]\ntype = "llm_attention"\nllm_config = "ghost"\n',
     )
     cfg = OpenHandsConfig()
     load_from_toml(cfg, toml)
-    condenser = cfg.get_agent_config().condenser
-    assert isinstance(condenser, LLMAttentionCondenserConfig)
-    assert condenser.llm_config.model == "base"
+    assert isinstance(cfg.get_agent_config().condenser, NoOpCondenserConfig)
 
 
 def test_condenser_type_defaults_to_noop(tmp_path: Path) -> None:

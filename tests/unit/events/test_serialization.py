@@ -585,3 +585,43 @@ def test_timestamp_setter_rules() -> None:
     assert event.timestamp == "2025-01-01T12:00:00"
     event.timestamp = 12345  # ignored
     assert event.timestamp == "2025-01-01T12:00:00"
+
+
+@pytest.mark.parametrize("event", OBSERVATIONS, ids=lambda e: type(e).__name__)
+def test_legacy_formatted_output_and_error_is_dropped_for_every_observation(event) -> None:
+    # Old conversations and trajectories carry this key in the extras of editor and command
+    # observations (and replays copy it around); it must load everywhere and never come back.
+    d = json.loads(json.dumps(event_to_dict(event)))
+    expected = copy.deepcopy(d)
+    d["extras"]["formatted_output_and_error"] = "legacy text"
+    rebuilt = event_from_dict(d)
+    assert type(rebuilt) is type(event)
+    assert "formatted_output_and_error" not in event_to_dict(rebuilt)["extras"]
+    assert event_to_dict(rebuilt) == expected
+    assert d["extras"]["formatted_output_and_error"] == "legacy text"  # input left untouched
+
+
+def test_legacy_file_edit_observation_with_formatted_output_loads() -> None:
+    event = event_from_dict(
+        {
+            "id": 5,
+            "observation": "edit",
+            "content": "The file /w/a.py has been edited.",
+            "extras": {
+                "path": "/w/a.py",
+                "prev_exist": True,
+                "old_content": "a",
+                "new_content": "b",
+                "impl_source": "oh_aci",
+                "formatted_output_and_error": "The file /w/a.py has been edited.",
+            },
+        }
+    )
+    assert isinstance(event, FileEditObservation)
+    assert event.path == "/w/a.py" and event.new_content == "b"
+
+
+def test_mcp_action_str() -> None:
+    text = str(MCPAction(name="t", arguments={"a": 1}, thought="x"))
+    assert text == "**MCPAction**\nTHOUGHT: x\nNAME: t\nARGUMENTS: {'a': 1}"
+    assert str(MCPAction(name="t")) == "**MCPAction**\nNAME: t\nARGUMENTS: {}"

@@ -21,6 +21,12 @@ def test_normalize(raw: str, normalized: str) -> None:
     assert normalize_model_name(raw) == normalized
 
 
+def test_normalize_no_model() -> None:
+    assert normalize_model_name(None) == ""
+    assert normalize_model_name("") == ""
+    assert normalize_model_name("openrouter/Anthropic/Claude-3:latest") == "claude-3"
+
+
 def test_patterns_with_slash_match_the_full_name() -> None:
     assert model_matches("openrouter/anthropic/claude-x", ["openrouter/anthropic/*"])
     assert not model_matches("anthropic/claude-x", ["openrouter/anthropic/*"])

@@ -22,7 +22,7 @@ pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is no
 
 @pytest.fixture
 def socket_name() -> Iterator[str]:
-    name = f"oh-test-{uuid.uuid4().hex[:8]}"
+    name = f"{os.environ['OPENHANDS_TMUX_SOCKET_PREFIX']}-{uuid.uuid4().hex[:8]}"
     yield name
     server = libtmux.Server(socket_name=name)
     if server.is_alive():
@@ -250,3 +250,38 @@ def test_close_kills_the_tmux_session(tmp_path: Path, socket_name: str) -> None:
     bash.close()
     assert not server.is_alive() or not server.has_session(name)
     os.environ.pop("OH_TEST_X", None)
+
+
+def test_start_retries_when_it_meets_an_exiting_tmux_server(
+    tmp_path: Path, socket_name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session start that reaches a tmux server on its way out (its last session just
+    closed) fails with "server exited unexpectedly"; the start tries again. The real tmux
+    runs behind a wrapper that answers the first `new-session` that way."""
+    real_tmux = shutil.which("tmux")
+    assert real_tmux is not None
+    bin_dir, failed_once = tmp_path / "bin", tmp_path / "failed-once"
+    bin_dir.mkdir()
+    wrapper = bin_dir / "tmux"
+    wrapper.write_text(
+        "#!/bin/sh\n"
+        'case " $* " in *" new-session "*)\n'
+        f'  if [ ! -e "{failed_once}" ]; then : > "{failed_once}";'
+        ' echo "server exited unexpectedly" >&2; exit 1; fi;;\n'
+        "esac\n"
+        f'exec "{real_tmux}" "$@"\n'
+    )
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("SU_TO_USER", "false")
+    work = tmp_path / "work"
+    work.mkdir()
+    bash = BashSession(str(work), username=getpass.getuser(), tmux_socket_name=socket_name)
+    bash.initialize()
+    try:
+        assert failed_once.exists()  # the first start did fail
+        result = bash.execute(CmdRunAction("echo started"))
+        assert isinstance(result, CmdOutputObservation)
+        assert result.content.strip() == "started"
+    finally:
+        bash.close()

@@ -49,11 +49,20 @@ INDEX = """<!doctype html>
 </body></html>
 """
 OTHER = "<html><head><title>Other</title></head><body><p>The other page</p></body></html>"
+UPLOAD = """<!doctype html>
+<html><head><title>Upload</title></head><body>
+<form><input type="file" id="anon"></form>
+<label for="cv">Your CV</label> <input type="file" id="cv">
+<button onclick="document.getElementById('out').textContent =
+  'Picked ' + document.getElementById('anon').files[0].name">Show</button>
+<div id="out"></div>
+</body></html>
+"""
 
 
 class _Handler(SimpleHTTPRequestHandler):
     def end_headers(self) -> None:
-        if self.path.endswith(".pdf"):  # served as an attachment: the browser downloads it
+        if self.path.endswith("report.pdf"):  # an attachment: the browser downloads it
             self.send_header("Content-Disposition", 'attachment; filename="report.pdf"')
         super().end_headers()
 
@@ -73,6 +82,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     (root / "index.html").write_text(INDEX)
     (root / "other.html").write_text(OTHER)
     (root / "report.pdf").write_bytes(b"%PDF-1.4\n% test\n")
+    (root / "paper.pdf").write_bytes(b"%PDF-1.4\n% shown inline by Chromium's viewer\n")
+    (root / "upload.html").write_text(UPLOAD)
     server = ThreadingHTTPServer(("127.0.0.1", 0), partial(_Handler, directory=str(root)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -155,6 +166,8 @@ def test_chromium_starts_only_with_the_first_browse(
 ) -> None:
     url, proc = server
     assert chromium_children(proc) == []  # idle sandboxes carry no browser
+    # ... but the downloads folder is there from the start whenever browsing is enabled.
+    assert (workspace / ".downloads").is_dir()
     obs = execute(url, "browse", url=f"{site}/index.html")
     assert chromium_children(proc)
     assert obs["observation"] == "browse"
@@ -162,7 +175,7 @@ def test_chromium_starts_only_with_the_first_browse(
     assert extras["url"] == f"{site}/index.html"
     assert extras["trigger_by_action"] == "browse"
     assert extras["error"] is False and extras["last_browser_action_error"] == ""
-    assert extras["last_browser_action"] == f"goto('{site}/index.html')"
+    assert extras["last_browser_action"] == f'goto("{site}/index.html")'
     assert extras["open_pages_urls"] == [f"{site}/index.html"] and extras["active_page_index"] == 0
     # return_axtree=false: the structures are left out, the screenshots stay.
     assert extras["axtree_object"] == {} and extras["dom_object"] == {}
@@ -287,6 +300,62 @@ def test_download_is_saved_into_the_workspace(
         f"The downloaded file is saved at location: {target}"
     )
     assert target.read_bytes().startswith(b"%PDF")
+
+
+def test_opening_a_pdf_gives_a_file_download(
+    server: tuple[str, subprocess.Popen[bytes]], site: str, workspace: Path
+) -> None:
+    # Served inline (no attachment header): Chromium would show it in its PDF viewer, which
+    # the agent cannot read; both kinds of browse action report a download instead.
+    url = server[0]
+    pdf = f"{site}/paper.pdf"
+    expected = b"%PDF-1.4\n% shown inline by Chromium's viewer\n"
+    for action, code in (
+        ({"action": "browse", "url": pdf}, f'goto("{pdf}")'),
+        ({"action": "browse_interactive", "browser_actions": f"goto('{pdf}')"}, f"goto('{pdf}')"),
+    ):
+        name = action.pop("action")
+        obs = execute(url, name, **action)
+        assert obs["observation"] == "download", obs["content"]
+        target = Path(obs["extras"]["file_path"])
+        assert re.fullmatch(r"file_\d+\.pdf", target.name) and target.parent == workspace
+        assert target.read_bytes() == expected
+        assert obs["content"] == (
+            f"Execution of the previous action {code} resulted in a file download. "
+            f"The downloaded file is saved at location: {target}"
+        )
+    assert (workspace / ".downloads" / "paper.pdf").read_bytes() == expected
+    # Looking at the page again is not another download.
+    obs = interact(url, "noop(0)")
+    assert obs["observation"] == "browse" and obs["extras"]["url"] == pdf
+
+
+def test_browse_url_with_a_quote_still_parses(
+    server: tuple[str, subprocess.Popen[bytes]], site: str
+) -> None:
+    target = f'{site}/index.html?q="x"'
+    obs = execute(server[0], "browse", url=target)
+    assert obs["extras"]["error"] is False, obs["extras"]["last_browser_action_error"]
+    assert obs["extras"]["last_browser_action"] == f'goto("{site}/index.html?q=\\"x\\"")'
+
+
+def test_unlabelled_file_input_is_named_and_upload_shows_the_file(
+    server: tuple[str, subprocess.Popen[bytes]], site: str, workspace: Path
+) -> None:
+    url = server[0]
+    obs = interact(url, f"goto('{site}/upload.html')")
+    content = obs["content"]
+    anonymous = bid_of(content, "button 'Choose File' value='No file chosen', clickable")
+    labelled = bid_of(content, "button 'Your CV' value='No file chosen', clickable")
+    assert anonymous != labelled
+    upload = workspace / "notes.txt"
+    upload.write_text("notes")
+    obs = interact(url, f"upload_file('{anonymous}', '{upload}')")
+    assert obs["extras"]["error"] is False, obs["extras"]["last_browser_action_error"]
+    assert f"[{anonymous}] button 'Choose File' value='notes.txt'" in obs["content"]
+    show = bid_of(obs["content"], "button 'Show'")
+    obs = interact(url, f"click('{show}')")
+    assert "StaticText 'Picked notes.txt'" in obs["content"]
 
 
 def test_a_page_opened_in_a_new_tab_becomes_active(

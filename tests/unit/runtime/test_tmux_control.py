@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import uuid
@@ -42,7 +43,7 @@ AWKWARD = [
 
 @pytest.fixture
 def session() -> Iterator[tuple[str, str]]:
-    socket_name = f"oh-test-{uuid.uuid4().hex[:8]}"
+    socket_name = f"{os.environ['OPENHANDS_TMUX_SOCKET_PREFIX']}-{uuid.uuid4().hex[:8]}"
     subprocess.run(
         ["tmux", "-L", socket_name, "new-session", "-d", "-s", "main", "-x", "200", "-y", "50"],
         check=True,

@@ -51,10 +51,12 @@ def test_registry_lists_llm_and_rules() -> None:
 
 
 def test_base_class_defaults() -> None:
-    analyzer = LLMRiskAnalyzer()
+    analyzer = RuleBasedSecurityAnalyzer()  # keeps the base class's API request default
     assert isinstance(analyzer, SecurityAnalyzer)
     with pytest.raises(NotImplementedError):
         asyncio.run(analyzer.handle_api_request(object()))
+    llm = LLMRiskAnalyzer()
+    assert asyncio.run(llm.handle_api_request(object())) == {"status": "ok", "analyzer": "llm"}
     assert asyncio.run(analyzer.close()) is None
     with pytest.raises(TypeError):
         SecurityAnalyzer()  # type: ignore[abstract]

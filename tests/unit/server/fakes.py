@@ -99,7 +99,10 @@ class EchoController:
     def get_agent_state(self) -> AgentState:
         return self.state
 
-    def set_agent_state_to(self, state: AgentState) -> None:
+    async def set_agent_state_to(self, state: AgentState) -> None:
+        self._set_state(state)
+
+    def _set_state(self, state: AgentState) -> None:
         if state == self.state:
             return
         self.state = AgentState(state)
@@ -109,16 +112,16 @@ class EchoController:
 
     def on_event(self, event: Event) -> None:
         if isinstance(event, ChangeAgentStateAction):
-            self.set_agent_state_to(AgentState(event.agent_state))
+            self._set_state(AgentState(event.agent_state))
         elif isinstance(event, MessageAction) and event.source == EventSource.USER:
-            self.set_agent_state_to(AgentState.RUNNING)
+            self._set_state(AgentState.RUNNING)
             self.stream.add_event(MessageAction(f"echo: {event.content}"), EventSource.AGENT)
-            self.set_agent_state_to(AgentState.AWAITING_USER_INPUT)
+            self._set_state(AgentState.AWAITING_USER_INPUT)
 
     def save_state(self) -> None:
         pass
 
-    def close(self) -> None:
+    async def close(self, set_stop_state: bool = True) -> None:
         self.closed = True
 
 

@@ -83,8 +83,14 @@ async def test_listen_module_wraps_fastapi_in_socketio() -> None:
     import socketio
 
     from openhands.server import listen
+    from openhands.server.middleware import SandboxOriginMiddleware
 
-    assert isinstance(listen.app, socketio.ASGIApp)
+    # The sandbox-origin filter sits outside Socket.IO, so sockets cannot bypass it.
+    wrappers = [listen.app]
+    while len(wrappers) < 5 and hasattr(wrappers[-1], "app"):
+        wrappers.append(wrappers[-1].app)
+    [origin_filter] = [w for w in wrappers if isinstance(w, SandboxOriginMiddleware)]
+    assert isinstance(origin_filter.app, socketio.ASGIApp)
     assert listen.sio is listen.base_app.state.sio
     names = [m.cls.__name__ for m in listen.base_app.user_middleware]
     # Outermost first.

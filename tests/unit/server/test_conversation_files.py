@@ -81,8 +81,8 @@ async def test_list_and_select_files(harness) -> None:
     assert binary.status_code == 415
     assert binary.json() == {"error": "Unable to open binary file: /workspace/blob.bin"}
     missing = await harness.client.get(f"{base}/select-file", params={"file": "nope.txt"})
-    assert missing.status_code == 500
-    assert missing.json()["error"].startswith("Error opening file: ")
+    assert missing.status_code == 404
+    assert missing.json()["error"].startswith("Error opening file: File not found")
     assert (await harness.client.get(f"{base}/select-file")).status_code == 422
 
 
@@ -163,11 +163,11 @@ async def test_message_and_events_need_a_running_loop(harness) -> None:
     assert posted.json() == {"success": True}
     await harness.client.post(f"{base}/stop")
     failed = await harness.client.post(f"{base}/message", json={"message": "late"})
-    assert failed.status_code == 500
+    assert failed.status_code == 409  # not running: the caller's to fix, not a server error
     body = failed.json()
     assert body["success"] is False
     assert body["error"].startswith("Error adding message to conversation: ")
-    assert (await harness.client.post(f"{base}/events", json={})).status_code == 500
+    assert (await harness.client.post(f"{base}/events", json={})).status_code == 409
 
 
 async def test_trajectory_feedback_and_microagents(harness) -> None:

@@ -230,11 +230,11 @@ async def test_start_and_stop(harness) -> None:
     assert unknown.json() == {"status": "error", "conversation_id": "d" * 32}
 
 
-async def test_start_without_settings_is_a_500(harness) -> None:
+async def test_start_without_settings_is_a_400(harness) -> None:
     store = harness.services.conversation_store
     await store.save_metadata(ConversationMetadata(conversation_id="nosettings"))
     response = await harness.client.post("/api/conversations/nosettings/start", json={})
-    assert response.status_code == 500
+    assert response.status_code == 400  # 0.59: 500; the caller has to store settings first
     body = response.json()
     assert body["status"] == "error" and body["conversation_id"] == "nosettings"
     assert body["message"].startswith("Failed to start conversation: ")

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
+from fastapi import FastAPI
+
 from openhands.core.config import OpenHandsConfig
+from openhands.server.middleware import RateLimitMiddleware
 from openhands.server.server_config import ServerConfig
 from tests.unit.server.conftest import build_app, running
 
@@ -50,11 +52,35 @@ async def test_cache_headers(harness) -> None:
     assert response.headers["expires"] == "0"
 
 
+class FakeClock:
+    """The rate limiter's clock and sleep: time moves only when told (or slept)."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+        self.sleeps: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.now += seconds
+
+
+def with_clock(app: FastAPI, clock: FakeClock) -> FastAPI:
+    """``app`` with ``clock`` injected into its (real) RateLimitMiddleware."""
+    entries = [m for m in app.user_middleware if m.cls is RateLimitMiddleware]
+    assert len(entries) == 1
+    entries[0].kwargs.update(clock=clock, sleep=clock.sleep)
+    return app
+
+
 async def test_rate_limit_rejects_over_twenty_per_second(
     app_config: OpenHandsConfig, workspace: Path
 ) -> None:
+    clock = FakeClock()
     server = ServerConfig(serve_frontend=False, rate_limit_delay_after=100)
-    async with running(build_app(app_config, server, workspace), workspace) as h:
+    async with running(with_clock(build_app(app_config, server, workspace), clock), workspace) as h:
         statuses = [(await h.client.get("/alive")).status_code for _ in range(21)]
         assert statuses[:20] == [200] * 20
         assert statuses[20] == 429
@@ -64,21 +90,22 @@ async def test_rate_limit_rejects_over_twenty_per_second(
         assert "cache-control" not in limited.headers  # outermost layer
         # Assets are exempt.
         assert (await h.client.get("/assets/x.js")).status_code != 429
-        await asyncio.sleep(1.05)
+        clock.now += 1.0  # the window has passed
         assert (await h.client.get("/alive")).status_code == 200
+        assert clock.sleeps == []
 
 
 async def test_rate_limit_delays_over_ten(app_config: OpenHandsConfig, workspace: Path) -> None:
+    clock = FakeClock()
     server = ServerConfig(
         serve_frontend=False, rate_limit_delay_after=2, rate_limit_reject_after=50
     )
-    async with running(build_app(app_config, server, workspace), workspace) as h:
-        loop = asyncio.get_running_loop()
+    async with running(with_clock(build_app(app_config, server, workspace), clock), workspace) as h:
         for _ in range(2):
-            await h.client.get("/alive")
-        started = loop.time()
+            assert (await h.client.get("/alive")).status_code == 200
+        assert clock.sleeps == []
         assert (await h.client.get("/alive")).status_code == 200
-        assert loop.time() - started >= 0.95
+        assert clock.sleeps == [1]  # the third request in the window waited a second
 
 
 async def test_rate_limit_off_and_loopback_exemption(

@@ -59,9 +59,13 @@ async def test_model_list_does_not_block_the_event_loop(harness, monkeypatch) ->
         return ("openai/gpt-4o",)
 
     monkeypatch.setattr(public, "litellm_models", slow_models)
-    models = asyncio.create_task(harness.client.get("/api/options/models"))
-    await asyncio.sleep(0.05)
-    config = await asyncio.wait_for(harness.client.get("/api/options/config"), 5)
-    assert config.status_code == 200 and not models.done()
-    release.set()
-    assert "openai/gpt-4o" in (await models).json()
+    public.model_list.cache_clear()  # the sorted answer is cached too
+    try:
+        models = asyncio.create_task(harness.client.get("/api/options/models"))
+        await asyncio.sleep(0.05)
+        config = await asyncio.wait_for(harness.client.get("/api/options/config"), 5)
+        assert config.status_code == 200 and not models.done()
+        release.set()
+        assert "openai/gpt-4o" in (await models).json()
+    finally:
+        public.model_list.cache_clear()  # not the fake list for the tests after this one

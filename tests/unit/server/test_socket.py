@@ -243,20 +243,28 @@ async def test_no_event_lost_or_duplicated_at_the_replay_seam(
     stream = manager.get_agent_session(conversation_id).event_stream
     original = manager._replay
 
-    async def replay_with_races(*args: Any) -> int:
+    async def replay_with_races(sid: str, connection_id: str, *args: Any) -> int:
         # One event lands before the replay reads the store (it is replayed AND, later,
         # delivered live), one right after (only live delivery can carry it).
         stream.add_event(MessageAction("before-read"), EventSource.AGENT)
-        last = await original(*args)
+        last = await original(sid, connection_id, *args)
         stream.add_event(MessageAction("after-read"), EventSource.AGENT)
-        await asyncio.sleep(0.1)  # let live delivery of both happen while the socket is held
+        # Live delivery of both happens while the socket is held: wait until it has.
+        held = manager._deliveries[sid]._held[connection_id]
+        deadline = asyncio.get_running_loop().time() + 20
+        while not any(p.get("message") == "after-read" for p in held):
+            assert asyncio.get_running_loop().time() < deadline, "no live delivery"
+            await asyncio.sleep(0.01)
         return last
 
     monkeypatch.setattr(manager, "_replay", replay_with_races)
     client = recorder(recorders)
     await client.connect(url, conversation_id=conversation_id)
     await client.wait_for(lambda e: e.get("message") == "after-read")
-    await asyncio.sleep(0.3)
+    # A marker added last arrives after every earlier delivery (one socket, id order), so
+    # a duplicate still in flight would be in by then.
+    stream.add_event(MessageAction("marker"), EventSource.AGENT)
+    await client.wait_for(lambda e: e.get("message") == "marker")
     texts = [e.get("message") for e in client.events]
     assert texts.count("before-read") == 1
     assert texts.count("after-read") == 1
@@ -304,3 +312,49 @@ async def test_concurrent_writer_during_connect(live_server, recorders) -> None:
     expected = message_ids(page)
     received = message_ids(client.events)
     assert received == expected
+
+
+async def test_replay_streams_events_as_they_are_read(live_server, recorders, monkeypatch) -> None:
+    """The first replayed event reaches the client while the replay is still reading, and a
+    live event added mid-replay arrives exactly once, after every replayed one."""
+    import threading
+
+    from openhands.server.conversation_manager import standalone_conversation_manager as scm
+
+    harness, url = live_server
+    await harness.store_settings()
+    conversation_id = await create(harness)
+    await wait_running(harness, conversation_id)
+    stream = harness.manager.get_agent_session(conversation_id).event_stream
+    for index in range(60):  # more than one hand-over batch
+        stream.add_event(MessageAction(f"stored-{index}"), EventSource.USER)
+    first_seen = threading.Event()
+    waited: list[bool] = []
+    original = scm.iter_replay_payloads
+
+    def reading_slowly(events: Any) -> Any:
+        payloads = original(events)
+        yield next(payloads)
+        # Not streamed, this would wait for the whole read (the timeout would say so).
+        waited.append(first_seen.wait(timeout=30))
+        stream.add_event(MessageAction("live-during-replay"), EventSource.AGENT)
+        yield from payloads
+
+    monkeypatch.setattr(scm, "iter_replay_payloads", reading_slowly)
+    client = recorder(recorders)
+
+    async def on_event(data: dict[str, Any]) -> None:
+        first_seen.set()
+        client.events.append(data)
+
+    client.client.on("oh_event", on_event)
+    await client.connect(url, conversation_id=conversation_id)
+    await client.wait_for(lambda e: e.get("message") == "live-during-replay")
+    assert waited == [True]
+    texts = [e.get("message") for e in client.events if e.get("action") == "message"]
+    stored_texts = [t for t in texts if t and t.startswith("stored-")]
+    assert stored_texts == [f"stored-{index}" for index in range(60)]
+    assert texts.count("live-during-replay") == 1
+    assert texts.index("live-during-replay") > texts.index("stored-59")
+    ids = client.ids()
+    assert len(ids) == len(set(ids))

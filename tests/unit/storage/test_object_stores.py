@@ -197,3 +197,65 @@ def test_gcs_without_library_explains_the_extra(monkeypatch: pytest.MonkeyPatch)
         GoogleCloudFileStore("bucket")
     with pytest.raises(ImportError, match=r"openhands\[gcs\]"):
         get_file_store("google_cloud", "bucket")
+
+
+def _fake_gcs_library(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """google-cloud-storage is an optional extra (absent here): a stand-in module records
+    how the store builds its client."""
+    import types
+
+    made: list[str] = []
+
+    class NotFound(Exception):
+        pass
+
+    class Client:
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            made.append("default-chain")
+            assert not args and not kwargs  # project and credentials come from the chain
+
+        @classmethod
+        def create_anonymous_client(cls) -> Client:
+            made.append("anonymous")
+            return cls.__new__(cls)
+
+        def bucket(self, name: str) -> str:
+            return f"bucket:{name}"
+
+    google = types.ModuleType("google")
+    cloud = types.ModuleType("google.cloud")
+    storage = types.ModuleType("google.cloud.storage")
+    api_core = types.ModuleType("google.api_core")
+    exceptions = types.ModuleType("google.api_core.exceptions")
+    storage.Client = Client  # type: ignore[attr-defined]
+    exceptions.NotFound = NotFound  # type: ignore[attr-defined]
+    cloud.storage = storage  # type: ignore[attr-defined]
+    google.cloud = cloud  # type: ignore[attr-defined]
+    api_core.exceptions = exceptions  # type: ignore[attr-defined]
+    google.api_core = api_core  # type: ignore[attr-defined]
+    for name, module in (
+        ("google", google),
+        ("google.cloud", cloud),
+        ("google.cloud.storage", storage),
+        ("google.api_core", api_core),
+        ("google.api_core.exceptions", exceptions),
+    ):
+        monkeypatch.setitem(sys.modules, name, module)
+    return made
+
+
+@pytest.mark.parametrize("credentials_file", [None, "/etc/gcs-key.json"])
+def test_gcs_uses_the_default_credential_chain(
+    monkeypatch: pytest.MonkeyPatch, credentials_file: str | None
+) -> None:
+    from openhands.storage.google_cloud import GoogleCloudFileStore
+
+    made = _fake_gcs_library(monkeypatch)
+    if credentials_file is None:  # e.g. gcloud ADC or the metadata server on GKE
+        monkeypatch.delenv("GOOGLE_APPLICATION_CREDENTIALS", raising=False)
+    else:
+        monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", credentials_file)
+    monkeypatch.setenv("GOOGLE_CLOUD_BUCKET_NAME", "env-bucket")
+    store = GoogleCloudFileStore()
+    assert made == ["default-chain"]
+    assert store.bucket == "bucket:env-bucket"

@@ -157,22 +157,26 @@ describe("ConversationPage", () => {
     ]);
   });
 
-  it("shows runtime progress messages as they arrive", async () => {
+  it("shows runtime progress as it arrives, worded from the status id alone", async () => {
     await openPage();
     await waitFor(() => expect(sockets).toHaveLength(1));
     const socket = sockets[0]!.socket;
     act(() => socket.fire("connect"));
-    await deliver(socket, { status_update: true, type: "info", id: "STATUS$STARTING_RUNTIME", message: "Starting runtime..." });
-    expect(screen.getByTestId("status-line").textContent).toContain("Starting runtime...");
+    await deliver(socket, { status_update: true, type: "info", id: "STATUS$STARTING_RUNTIME", message: "Building runtime..." });
+    expect(screen.getByTestId("status-line").textContent).toContain("Starting the runtime…");
+    expect(screen.getByTestId("status-line").textContent).not.toContain("Building");
     await deliver(socket, { status_update: true, type: "info", id: "STATUS$SETTING_UP_WORKSPACE", message: "Setting up workspace..." });
-    expect(screen.getByTestId("status-line").textContent).toContain("Setting up workspace...");
+    expect(screen.getByTestId("status-line").textContent).toContain("Setting up the workspace…");
+    await deliver(socket, { status_update: true, type: "info", id: "STATUS$LLM_RETRY", message: "Retrying LLM request, 2 / 5" });
+    expect(screen.getByTestId("status-line").textContent).toContain("Retrying LLM request, 2 / 5");
   });
 
   it("says so when the sandbox failed before the agent started", async () => {
     await openPage({ ...RUNNING, status: "STARTING", runtime_status: "STATUS$ERROR_RUNTIME_DISCONNECTED", url: null });
     await waitFor(() => expect(screen.getByTestId("status-line").textContent).toContain("The runtime disconnected."));
     expect(screen.getByTestId("status-line").className).toContain("status-line--error");
-    expect(screen.getByTestId("status-line").textContent).toContain("start it again");
+    expect(screen.getByTestId("status-line").textContent).toContain("Restart the conversation");
+    expect(screen.getByTestId("status-line-action").textContent).toBe("Restart");
     expect(screen.getByTestId("agent-status").textContent).toBe("error");
   });
 
@@ -221,10 +225,17 @@ describe("ConversationPage", () => {
   });
 
   it("shows the stored history of a stopped conversation at once, with the badge still loading", async () => {
+    let started = false;
     const { calls } = await openPage(
       { ...RUNNING, status: "STOPPED", runtime_status: null, url: null },
       {
-        [`POST /api/conversations/${ID}/start`]: { body: { status: "ok", conversation_id: ID, message: null, conversation_status: "STARTING" } },
+        [`GET /api/conversations/${ID}`]: () => ({
+          body: { ...RUNNING, status: started ? "STARTING" : "STOPPED", runtime_status: null, url: null },
+        }),
+        [`POST /api/conversations/${ID}/start`]: () => {
+          started = true;
+          return { body: { status: "ok", conversation_id: ID, message: null, conversation_status: "STARTING" } };
+        },
         [`GET /api/conversations/${ID}/events`]: { body: { events: HISTORY, has_more: false } },
       },
     );
@@ -266,5 +277,61 @@ describe("ConversationPage", () => {
     await waitFor(() => expect(calls.some((c) => c.url.endsWith("/start"))).toBe(true));
     expect(calls.find((c) => c.url.endsWith("/start"))?.body).toEqual({ providers_set: ["github"] });
     expect(sockets).toHaveLength(0);
+  });
+
+  it("stops the conversation on request: a calm stopped state, then a start reconnects after the last event", async () => {
+    let status: ConversationInfo["status"] = "RUNNING";
+    const { calls } = await openPage(RUNNING, {
+      [`GET /api/conversations/${ID}`]: () => ({
+        body: { ...RUNNING, status, runtime_status: status === "STOPPED" ? null : "STATUS$READY" },
+      }),
+      [`POST /api/conversations/${ID}/stop`]: () => {
+        status = "STOPPED";
+        return { body: { status: "ok", conversation_id: ID, message: "Conversation stopped successfully", conversation_status: "RUNNING" } };
+      },
+      [`POST /api/conversations/${ID}/start`]: () => {
+        status = "RUNNING";
+        return { body: { status: "ok", conversation_id: ID, message: null, conversation_status: "STARTING" } };
+      },
+    });
+    await waitFor(() => expect(sockets).toHaveLength(1));
+    const first = sockets[0]!.socket;
+    act(() => first.fire("connect"));
+    await deliver(first, ...HISTORY);
+    expect(screen.getByTestId("agent-status").textContent).toBe("finished");
+
+    fireEvent.click(screen.getByTestId("conversation-stop"));
+    // The server closes the session: it drops the socket (and may say the runtime went away).
+    await deliver(first, { status_update: true, type: "error", id: "STATUS$ERROR_RUNTIME_DISCONNECTED", message: "" });
+    act(() => first.fire("disconnect", "io server disconnect"));
+    await waitFor(() => expect(screen.getByTestId("agent-status").textContent).toBe("stopped"));
+    const line = screen.getByTestId("status-line");
+    expect(line.className).toContain("status-line--info");
+    expect(line.getAttribute("role")).toBe("status");
+    expect(line.textContent).toContain("Stopped");
+    expect(line.textContent).not.toContain("disconnected");
+    expect(screen.getByTestId("send-button")).toHaveProperty("disabled", true);
+    expect(calls.filter((c) => c.url.endsWith("/stop"))).toHaveLength(1);
+    // Not started again behind the user's back.
+    expect(calls.some((c) => c.url.endsWith("/start"))).toBe(false);
+    expect(screen.getAllByTestId("event-run")).toHaveLength(2);
+
+    fireEvent.click(screen.getByTestId("conversation-start"));
+    await waitFor(() => expect(sockets).toHaveLength(2));
+    expect(calls.find((c) => c.url.endsWith("/start"))?.body).toEqual({ providers_set: ["github"] });
+    const second = sockets[1]!;
+    expect((second.options.query as Record<string, string>).latest_event_id).toBe("40");
+    act(() => second.socket.fire("connect"));
+    await deliver(second.socket, { ...OBSERVATION_FIXTURES.agent_state_changed, id: 41, extras: { agent_state: "awaiting_user_input", reason: "" } });
+    expect(screen.getByTestId("agent-status").textContent).toBe("awaiting_user_input");
+    expect(screen.queryByTestId("status-line")).toBeNull();
+    expect(screen.getAllByTestId("event-run")).toHaveLength(2);
+    expect(screen.getByTestId("conversation-stop")).toBeTruthy();
+  });
+
+  it("shows a plain start as starting, not building", async () => {
+    await openPage({ ...RUNNING, status: "STARTING", runtime_status: null, url: null });
+    await waitFor(() => expect(screen.getByTestId("status-line").textContent).toContain("Starting the runtime…"));
+    expect(screen.getByTestId("status-line").textContent).not.toContain("Building");
   });
 });

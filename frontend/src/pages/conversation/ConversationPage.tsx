@@ -60,6 +60,12 @@ export default function ConversationPage() {
         onSend={socket.send}
         connected={socket.connection === "connected"}
         runtimeFailed={runtimeFailed(conversation)}
+        lifecycle={{
+          status: conversation?.status,
+          pending: info.pending,
+          onStop: () => void info.stop(),
+          onStart: () => void info.start(),
+        }}
       />
       <div className="conversation-body">
         <ChatPanel conversation={conversation} info={info} socket={socket} workspace={workspace} />

@@ -4,9 +4,11 @@
  * text, so the user sees progress rather than a frozen spinner.
  */
 import type { ConversationInfo } from "../../api/types";
-import { runtimeStatusText, statusText } from "../../state/statusText";
+import { runtimeStatusText, startingText, statusText } from "../../state/statusText";
 import type { ConversationSocketApi } from "../../socket/useConversationSocket";
 import type { ConversationInfoState } from "./useConversationInfo";
+
+const STARTING_LINE = startingText(null);
 
 interface Line {
   kind: "progress" | "error" | "info";
@@ -32,20 +34,28 @@ function currentLine(
       action: { label: "Reconnect", run: socket.reconnect },
     };
   }
+  // What the user just asked for comes first: the socket drops while a stop is under way.
+  if (info.pending === "stopping") return { kind: "progress", text: "Stopping the conversation…" };
+  if (info.pending === "starting") return { kind: "progress", text: STARTING_LINE };
   if (info.error) return { kind: "error", text: info.error };
   if (conversation === undefined) return { kind: "progress", text: "Loading the conversation…" };
   if (!conversation) return null;
   if (conversation.status === "STOPPED") {
-    return { kind: "info", text: "This conversation is stopped.", action: { label: "Start", run: () => void info.start() } };
+    return {
+      kind: "info",
+      text: "Stopped. The sandbox is shut down; start the conversation to continue.",
+      action: { label: "Start", run: () => void info.start() },
+    };
   }
   if (conversation.status === "STARTING" || connection === "idle") {
     if (runtimeFailed(conversation)) {
       return {
         kind: "error",
-        text: `${runtimeStatusText(conversation.runtime_status)} Stop the conversation and start it again.`,
+        text: `${runtimeStatusText(conversation.runtime_status)} Restart the conversation to try again.`,
+        action: { label: "Restart", run: () => void info.restart() },
       };
     }
-    return { kind: "progress", text: runtimeStatusText(conversation.runtime_status) || "Starting the conversation…" };
+    return { kind: "progress", text: startingText(conversation.runtime_status) };
   }
   if (connection === "disconnected") {
     return { kind: "error", text: "Disconnected from the server.", action: { label: "Reconnect", run: socket.reconnect } };
@@ -90,7 +100,7 @@ export function StatusLine({
       {line.kind === "progress" && <span className="pulse" aria-hidden="true" />}
       <span className="status-line__text">{line.text}</span>
       {line.action && (
-        <button type="button" className="button button--small" onClick={line.action.run}>
+        <button type="button" className="button button--small" data-testid="status-line-action" onClick={line.action.run}>
           {line.action.label}
         </button>
       )}

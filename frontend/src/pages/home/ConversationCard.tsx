@@ -1,9 +1,18 @@
-import { memo, useState, type FormEvent } from "react";
+import { memo, useEffect, useRef, useState, type FormEvent } from "react";
 import { Link } from "react-router-dom";
-import { deleteConversation, renameConversation } from "../../api/conversations";
+import {
+  deleteConversation,
+  getConversation,
+  renameConversation,
+  startConversation,
+  stopConversation,
+} from "../../api/conversations";
 import type { ConversationInfo } from "../../api/types";
 import { formatCost, relativeTime } from "../../format";
+import { providersOf, useSettings } from "../../hooks/SettingsContext";
 import { useToast } from "../../hooks/ToastContext";
+import { LifecycleButton } from "../conversation/ConversationLifecycle";
+import { startingPollDelay } from "../conversation/useConversationInfo";
 
 interface Props {
   conversation: ConversationInfo;
@@ -18,7 +27,52 @@ export const ConversationCard = memo(function ConversationCard({ conversation, o
   const [mode, setMode] = useState<Mode>("view");
   const [title, setTitle] = useState(conversation.title);
   const [busy, setBusy] = useState(false);
+  const [pending, setPending] = useState<"stopping" | "starting" | null>(null);
+  const { settings } = useSettings();
   const id = conversation.conversation_id;
+  const latest = useRef(conversation);
+  latest.current = conversation;
+
+  // A starting conversation is looked at again (backing off to 3 s) until it settles.
+  const status = conversation.status;
+  useEffect(() => {
+    if (status !== "STARTING") return;
+    let cancelled = false;
+    let timer: ReturnType<typeof setTimeout>;
+    let polls = 0;
+    const look = () => {
+      getConversation(id).then(
+        (info) => {
+          if (cancelled || !info) return;
+          if (info.status === "STARTING") timer = setTimeout(look, startingPollDelay(polls++));
+          else onChanged(info);
+        },
+        () => {
+          if (!cancelled) timer = setTimeout(look, startingPollDelay(polls++));
+        },
+      );
+    };
+    timer = setTimeout(look, startingPollDelay(polls++));
+    return () => {
+      cancelled = true;
+      clearTimeout(timer);
+    };
+  }, [id, status, onChanged]);
+
+  async function changeLifecycle(action: "stop" | "start") {
+    setPending(action === "stop" ? "stopping" : "starting");
+    try {
+      const response =
+        action === "stop" ? await stopConversation(id) : await startConversation(id, providersOf(settings));
+      const next = action === "stop" ? "STOPPED" : (response.conversation_status ?? "STARTING");
+      onChanged({ ...latest.current, status: next, runtime_status: next === "RUNNING" ? latest.current.runtime_status : null });
+    } catch (reason) {
+      const what = action === "stop" ? "Stop" : "Start";
+      toast(`${what} failed: ${reason instanceof Error ? reason.message : String(reason)}`, "error");
+    } finally {
+      setPending(null);
+    }
+  }
 
   async function rename(event: FormEvent) {
     event.preventDefault();
@@ -122,6 +176,14 @@ export const ConversationCard = memo(function ConversationCard({ conversation, o
             <Link to={`/conversations/${id}`} className="button button--ghost" aria-label={`Open ${conversation.title}`}>
               Open
             </Link>
+            <LifecycleButton
+              status={conversation.status}
+              pending={pending}
+              onStop={() => void changeLifecycle("stop")}
+              onStart={() => void changeLifecycle("start")}
+              title={conversation.title}
+              short
+            />
             <button
               type="button"
               className="button button--ghost"

@@ -51,6 +51,38 @@ describe("HomePage", () => {
     expect(screen.getByTestId("conversation-title").getAttribute("href")).toBe(`/conversations/${CONVERSATION.conversation_id}`);
   });
 
+  it("stops and starts a conversation from its card, following the start until it runs", async () => {
+    const id = CONVERSATION.conversation_id;
+    let looks = 0;
+    const { calls } = mockFetch({
+      "GET /api/settings": { body: { ...SETTINGS, provider_tokens_set: { github: "github.com" } } },
+      "GET /api/conversations": { body: { results: [CONVERSATION], next_page_id: null } },
+      [`POST /api/conversations/${id}/stop`]: {
+        body: { status: "ok", conversation_id: id, message: "Conversation stopped successfully", conversation_status: "RUNNING" },
+      },
+      [`POST /api/conversations/${id}/start`]: {
+        body: { status: "ok", conversation_id: id, message: null, conversation_status: "STARTING" },
+      },
+      // Still starting at the first look, running at the next.
+      [`GET /api/conversations/${id}`]: () => ({
+        body: { ...CONVERSATION, status: looks++ === 0 ? "STARTING" : "RUNNING" },
+      }),
+    });
+    renderWithApp(<HomePage />);
+    await screen.findByTestId("conversation-card");
+    fireEvent.click(screen.getByTestId("conversation-stop"));
+    await waitFor(() => expect(screen.getByTestId("conversation-status").textContent).toBe("STOPPED"));
+    expect(calls.filter((c) => c.method === "POST" && c.url.endsWith("/stop"))).toHaveLength(1);
+    expect(screen.queryByTestId("conversation-stop")).toBeNull();
+
+    fireEvent.click(screen.getByTestId("conversation-start"));
+    await waitFor(() => expect(screen.getByTestId("conversation-status").textContent).toBe("STARTING"));
+    expect(calls.find((c) => c.url.endsWith("/start"))?.body).toEqual({ providers_set: ["github"] });
+    await waitFor(() => expect(screen.getByTestId("conversation-status").textContent).toBe("RUNNING"), { timeout: 5000 });
+    expect(looks).toBe(2);
+    expect(screen.getByTestId("conversation-stop").textContent).toBe("Stop");
+  });
+
   it("starts a conversation with the task as initial_user_msg", async () => {
     const { calls } = mockFetch({
       "GET /api/settings": { body: SETTINGS },

@@ -64,24 +64,42 @@ BROWSER_FUNCTIONS: tuple[tuple[str, str, str], ...] = (
 )
 
 
+# The tool description: every function with its arguments and a few words each. Kept under
+# the 1,024 characters some models (gpt-4*, o1/o3/o4) accept per tool description; the
+# browsing agent's prompt uses the longer BROWSER_FUNCTIONS table with examples.
+BROWSER_TOOL_FUNCTIONS: tuple[tuple[str, str], ...] = (
+    ("goto(url)", "open a URL"),
+    ("go_back()", "back in the tab's history"),
+    ("go_forward()", "forward in the tab's history"),
+    ("noop(wait_ms=1000)", "wait, e.g. for loading"),
+    ("scroll(delta_x, delta_y)", "pixels; positive is right/down"),
+    ("fill(bid, value)", "type into a text field"),
+    ("select_option(bid, options)", "pick <select> option(s): a str or a list"),
+    (
+        "click(bid, button='left', modifiers=[])",
+        "button left/middle/right; modifiers e.g. ['Shift']",
+    ),
+    ("dblclick(bid, button='left', modifiers=[])", ""),
+    ("hover(bid)", ""),
+    ("press(bid, key_comb)", "keys, e.g. 'Enter', 'Control+a'"),
+    ("focus(bid)", ""),
+    ("clear(bid)", "empty an input"),
+    ("drag_and_drop(from_bid, to_bid)", ""),
+    ("upload_file(bid, file)", "file input: a path or a list of paths"),
+)
+
+
 def _description() -> str:
-    lines = [
-        "Work with the web browser by writing calls to the functions below, one call per "
-        "line. The calls run one after another, and the result shows the page after the "
-        "last one. Elements are addressed by their `bid`, the id shown in brackets in "
-        "the page's accessibility tree (e.g. `[42]`). Do not use this tool to open local "
-        "HTML files; serve them over HTTP first.",
-        "",
-        "Available functions:",
-    ]
-    for signature, summary, example in BROWSER_FUNCTIONS:
-        lines.append(f"\n{signature}")
-        lines.append(f"    {summary}")
-        lines.append(f"    Example: {example}")
-    lines.append(
-        "\nSeveral calls may be sent at once, e.g.:\nfill('a12', 'ada@example.com')\nclick('a51')"
+    intro = (
+        "Drive the web browser with Python-like calls, one per line, run in order; you then "
+        "see the page after the last one. Elements are addressed by bid, the id in brackets "
+        "in the accessibility tree ([42] -> '42'). Serve local HTML over HTTP, not as files."
     )
-    return "\n".join(lines)
+    functions = "\n".join(
+        f"{call} - {summary}" if summary else call for call, summary in BROWSER_TOOL_FUNCTIONS
+    )
+    example = "Example:\nfill('a12', 'ada@example.com')\nclick('a51')"
+    return f"{intro}\n\nFunctions:\n{functions}\n\n{example}"
 
 
 BrowserTool: Tool = function_tool(

@@ -8,10 +8,12 @@ image is built locally (reused by content hash).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import secrets
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import docker
@@ -33,6 +35,11 @@ from openhands.runtime.impl.action_execution.action_execution_client import (
 )
 from openhands.runtime.plugins.requirement import PluginRequirement
 from openhands.runtime.runtime_status import RuntimeStatus
+from openhands.runtime.utils.command import (
+    DEFAULT_MAIN_MODULE,
+    SANDBOX_PYTHON,
+    get_action_execution_server_startup_command,
+)
 from openhands.runtime.utils.ports import (
     APP_PORT_RANGE_1,
     APP_PORT_RANGE_2,
@@ -45,8 +52,7 @@ from openhands.runtime.utils.ports import (
 from openhands.runtime.utils.runtime_build import build_runtime_image
 
 CONTAINER_NAME_PREFIX = "openhands-runtime-"
-SERVER_MODULE = "openhands.runtime.action_execution_server"
-SANDBOX_PYTHON = "/openhands/venv/bin/python"
+SERVER_MODULE = DEFAULT_MAIN_MODULE
 CODE_DIR = "/openhands/code/"
 READY_TIMEOUT_SECONDS = 120
 READY_POLL_SECONDS = 2
@@ -55,8 +61,83 @@ READY_POLL_SECONDS = 2
 STARTUP_POLL_SECONDS = 0.1
 
 
+# Capabilities a sandbox keeps (Docker's default set minus MKNOD, NET_RAW, SETFCAP,
+# SETPCAP and SYS_CHROOT): the root action server chowns and reads/writes files of any
+# owner, su/sudo/apt switch users, and root may signal the user's processes.
+SANDBOX_CAPABILITIES = (
+    "CHOWN",
+    "DAC_OVERRIDE",
+    "FOWNER",
+    "FSETID",
+    "KILL",
+    "SETGID",
+    "SETUID",
+    "NET_BIND_SERVICE",
+    "AUDIT_WRITE",
+)
+# initial_env_vars the action server itself reads at start (runtime.md §3.2); they go into
+# the container's environment, everything else is exported through the action server.
+SERVER_ENV_KNOBS = frozenset(
+    {
+        "ENABLE_AUTO_LINT",
+        "NO_CHANGE_TIMEOUT_SECONDS",
+        "INIT_PLUGIN_TIMEOUT",
+        "SU_TO_USER",
+        "SANDBOX_GROUP_ID",
+        "RUNTIME_MAX_MEMORY_GB",
+        "RUNTIME_MEMORY_MONITOR",
+        "LOG_JSON",
+        "DEBUG",
+    }
+)
+
+
+# How long a start waits for this process's own stop of the same container.
+STOP_WAIT_SECONDS = 120.0
+# How long a start waits for Docker to finish removing a dead container of the same name.
+REMOVAL_WAIT_SECONDS = 60.0
+
+
 def _truthy(name: str) -> bool:
     return os.environ.get(name, "").lower() in ("1", "true", "yes")
+
+
+class _StoppingContainers:
+    """Container names this process is stopping right now.
+
+    A sandbox is stopped in the background after its conversation closes; a new start of
+    that conversation (same container name) waits here instead of attaching to a container
+    that is going away.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._stops: dict[str, tuple[threading.Event, int]] = {}
+
+    @contextlib.contextmanager
+    def stopping(self, name: str) -> Iterator[None]:
+        with self._lock:
+            done, count = self._stops.get(name, (threading.Event(), 0))
+            self._stops[name] = (done, count + 1)
+        try:
+            yield
+        finally:
+            with self._lock:
+                done, count = self._stops[name]
+                if count > 1:
+                    self._stops[name] = (done, count - 1)
+                else:
+                    del self._stops[name]
+                    done.set()
+
+    def wait(self, name: str, timeout: float) -> bool:
+        """True once no stop of ``name`` is in flight; False if one still is at the timeout."""
+        with self._lock:
+            entry = self._stops.get(name)
+        return entry is None or entry[0].wait(timeout)
+
+
+_STOPPING = _StoppingContainers()
 
 
 class DockerRuntime(ActionExecutionClient):
@@ -118,7 +199,8 @@ class DockerRuntime(ActionExecutionClient):
             if self.attach_to_existing:
                 raise AgentRuntimeDisconnectedError(f"Container {self.container_name} not found")
             if self.runtime_container_image is None:
-                self.set_runtime_status(RuntimeStatus.BUILDING_RUNTIME)
+                # STATUS$BUILDING_RUNTIME comes from the build's progress, i.e. only when an
+                # image is really built; a reused image keeps STATUS$STARTING_RUNTIME.
                 self.runtime_container_image = await asyncio.to_thread(self._build_image)
             await asyncio.to_thread(self._create_container)
             self.set_runtime_status(RuntimeStatus.RUNTIME_STARTED)
@@ -142,11 +224,14 @@ class DockerRuntime(ActionExecutionClient):
         if base in (None, DEFAULT_BASE_CONTAINER_IMAGE):
             base = DEFAULT_BASE_IMAGE
         builder = DockerRuntimeBuilder(self.docker)
+        built = False
 
         def progress(line: str) -> None:
+            nonlocal built
+            built = True
             self.set_runtime_status(RuntimeStatus.BUILDING_RUNTIME, line)
 
-        return build_runtime_image(
+        image = build_runtime_image(
             base,
             builder,
             platform=self.config.sandbox.platform,
@@ -156,14 +241,43 @@ class DockerRuntime(ActionExecutionClient):
             enable_browser=self.config.enable_browser,
             progress=progress,
         )
+        if built:
+            self.set_runtime_status(RuntimeStatus.STARTING_RUNTIME)
+        return image
 
     def _attach_to_container(self) -> bool:
+        """Attach to this conversation's container, restarting it when it was stopped.
+
+        False when there is none to attach to (a fresh one is then created). Never attaches
+        to a container that is going away: a stop in flight in this process is waited for,
+        and a dead container (or one being removed) is removed, so a fresh one starts.
+        """
+        if not _STOPPING.wait(self.container_name, STOP_WAIT_SECONDS):
+            logger.warning("%s is still being stopped; attaching anyway", self.container_name)
         try:
             container = self.docker.containers.get(self.container_name)
         except NotFound:
             return False
-        if container.status == "exited":
-            container.start()
+        if container.status in ("dead", "removing"):
+            if self.attach_to_existing:
+                return False
+            self._discard_container(container)
+            return False
+        if container.status == "paused":
+            container.unpause()
+            container.reload()
+        elif container.status in ("exited", "created"):
+            try:
+                container.start()
+            except APIError as e:
+                if self.attach_to_existing:
+                    raise
+                # e.g. a port it had is taken now: its workspace is mounted, start afresh.
+                logger.warning(
+                    "Could not restart %s (%s); starting a new one", self.container_name, e
+                )
+                self._discard_container(container)
+                return False
             container.reload()
         self.container = container
         env = dict(item.split("=", 1) for item in container.attrs["Config"]["Env"] if "=" in item)
@@ -174,6 +288,23 @@ class DockerRuntime(ActionExecutionClient):
         ports = sorted(int(p.split("/")[0]) for p in exposed)
         self._app_ports = [p for p in ports if p not in (self._host_port, self._vscode_port)]
         return True
+
+    def _discard_container(self, container: Container) -> None:
+        """Remove ``container`` and wait until its name is free for a new one."""
+        try:
+            container.remove(force=True)
+        except NotFound:
+            return
+        except APIError as e:  # e.g. a removal already in progress
+            logger.info("Removing %s: %s", self.container_name, e)
+        deadline = time.monotonic() + REMOVAL_WAIT_SECONDS
+        while time.monotonic() < deadline:
+            try:
+                self.docker.containers.get(self.container_name)
+            except NotFound:
+                return
+            time.sleep(0.2)
+        raise AgentRuntimeError(f"Container {self.container_name} could not be removed")
 
     def _ports_in_use_by_containers(self, port: int) -> bool:
         for container in self.docker.containers.list():
@@ -192,25 +323,9 @@ class DockerRuntime(ActionExecutionClient):
         return lock.port
 
     def _server_command(self) -> list[str]:
-        username, user_id = self._sandbox_user()
-        command = [SANDBOX_PYTHON, "-u", "-m", SERVER_MODULE, str(self._host_port)]
-        command += ["--working-dir", self.config.workspace_mount_path_in_sandbox]
-        plugins = [p.name if isinstance(p, PluginRequirement) else str(p) for p in self.plugins]
-        if plugins:
-            command += ["--plugins", *dict.fromkeys(plugins)]
-        command += ["--username", username, "--user-id", str(user_id)]
-        if self.config.sandbox.browsergym_eval_env:
-            command += ["--browsergym-eval-env", *self.config.sandbox.browsergym_eval_env.split()]
-        if not self.config.enable_browser:
-            command.append("--no-enable-browser")
-        return command
-
-    def _sandbox_user(self) -> tuple[str, int]:
-        if os.environ.get("RUNTIME_USERNAME"):
-            return os.environ["RUNTIME_USERNAME"], int(os.environ.get("RUNTIME_UID", "1000"))
-        if self.config.run_as_openhands:
-            return "openhands", 1000
-        return "root", 0
+        return get_action_execution_server_startup_command(
+            self._host_port, self.plugins, self.config, python_executable=SANDBOX_PYTHON
+        )
 
     def _volumes(self) -> dict[str, dict[str, str]] | None:
         spec = self.config.sandbox.volumes
@@ -247,8 +362,12 @@ class DockerRuntime(ActionExecutionClient):
             self._allocate_port(APP_PORT_RANGE_2),
         ]
         self.session_api_key = secrets.token_urlsafe(32)
+        # Only the server's own knobs go into the container's create-time environment,
+        # which `docker inspect` shows to anybody on the host; secrets (custom secrets,
+        # provider tokens, SANDBOX_ENV_* values) reach the shell through the action server
+        # after start (setup_initial_env → add_env_vars), runtime.md §10.4.
         environment = {
-            **self.initial_env_vars,
+            **{k: v for k, v in self.initial_env_vars.items() if k in SERVER_ENV_KNOBS},
             "port": str(self._host_port),
             "PYTHONUNBUFFERED": "1",
             "VSCODE_PORT": str(self._vscode_port),
@@ -282,6 +401,7 @@ class DockerRuntime(ActionExecutionClient):
                     **({"device_ids": ids.split(",")} if ids else {"count": -1}),
                 )
             ]
+        kwargs.update(self._confinement())
         kwargs.update(sandbox.docker_runtime_kwargs or {})
         assert self.runtime_container_image is not None
         if not DockerRuntimeBuilder(self.docker).image_exists(self.runtime_container_image):
@@ -310,6 +430,25 @@ class DockerRuntime(ActionExecutionClient):
             self.runtime_container_image,
             self._host_port,
         )
+
+    def _confinement(self) -> dict[str, Any]:
+        """Resource limits and capabilities of a new sandbox (`[sandbox]` memory_limit,
+        pids_limit, cpu_count; `docker_runtime_kwargs` may still override any of them)."""
+        sandbox = self.config.sandbox
+        limits: dict[str, Any] = {"cap_drop": ["ALL"], "cap_add": list(SANDBOX_CAPABILITIES)}
+        if sandbox.memory_limit and sandbox.memory_limit.strip() != "0":
+            limits["mem_limit"] = sandbox.memory_limit.strip()
+        if sandbox.pids_limit > 0:
+            limits["pids_limit"] = sandbox.pids_limit
+        if sandbox.cpu_count > 0:
+            cpus = sandbox.cpu_count
+            try:
+                # The engine refuses more CPUs than its host has.
+                cpus = min(cpus, float(self.docker.info().get("NCPU") or cpus))
+            except DockerException:
+                pass
+            limits["nano_cpus"] = int(cpus * 1e9)
+        return limits
 
     def _start_log_streamer(self) -> None:
         container = self.container
@@ -382,16 +521,19 @@ class DockerRuntime(ActionExecutionClient):
             if rm_all_containers is None
             else rm_all_containers
         )
-        try:
-            if remove_all:
-                for container in self.docker.containers.list(all=True):
-                    if container.name.startswith(CONTAINER_NAME_PREFIX):
-                        container.stop()
-            elif self.container is not None:
-                self.container.stop()
-        except DockerException as e:
-            logger.warning("Could not stop %s: %s", self.container_name, e)
-        self._release_ports()
+        # A start of this conversation waits until the stop is over (``_attach_to_container``).
+        with _STOPPING.stopping(self.container_name):
+            try:
+                if remove_all:
+                    for container in self.docker.containers.list(all=True):
+                        if container.name.startswith(CONTAINER_NAME_PREFIX):
+                            with _STOPPING.stopping(container.name):
+                                container.stop()
+                elif self.container is not None:
+                    self.container.stop()
+            except DockerException as e:
+                logger.warning("Could not stop %s: %s", self.container_name, e)
+            self._release_ports()
 
     @classmethod
     async def delete(cls, conversation_id: str) -> None:

@@ -68,7 +68,11 @@ export function WorkspacePanel({ workspace, state, onSend }: Props) {
       case "browser":
         return <BrowserTab screenshot={state.screenshot} />;
       case "apps":
-        return ready && workspace ? <AppsTab workspace={workspace} /> : <NotReady />;
+        return ready && workspace ? (
+          <AppsTab workspace={workspace} changeId={state.workspaceChangeId} active={active === "apps"} />
+        ) : (
+          <NotReady />
+        );
     }
   }
 
