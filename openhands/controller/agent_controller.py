@@ -350,6 +350,10 @@ class AgentController:
             if self.state.agent_state != AgentState.RUNNING:
                 self._set_state(AgentState.RUNNING)
         elif action.wait_for_response:
+            if isinstance(self._pending_action, RecallAction):
+                # The user spoke again while the agent was answering: their newer message
+                # is still to be answered, so the agent keeps running instead of waiting.
+                return
             self._set_state(AgentState.AWAITING_USER_INPUT)
 
     def _recall_type_for(self, message: MessageAction) -> RecallType:

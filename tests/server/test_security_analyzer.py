@@ -33,11 +33,18 @@ def _agent(body: dict[str, Any]) -> ScriptItem:
     """The suite's scripted agent, plus ``risky: <command>``: run it, rated HIGH."""
     messages = body.get("messages") or []
     if body.get("tools") and messages and messages[-1].get("role") == "user":
-        content = messages[-1].get("content")
-        text = content if isinstance(content, str) else ""
-        if isinstance(content, list):
-            text = "\n".join(p.get("text", "") for p in content if isinstance(p, dict))
-        risky = [line for line in text.splitlines() if line.startswith(RISKY)]
+        # What the user said since the assistant's last turn: the workspace context the
+        # agent adds may come after the user's message, as a user message of its own.
+        turn: list[str] = []
+        for message in reversed(messages):
+            if message.get("role") != "user":
+                break
+            content = message.get("content")
+            if isinstance(content, list):
+                content = "\n".join(p.get("text", "") for p in content if isinstance(p, dict))
+            turn.insert(0, content if isinstance(content, str) else "")
+        lines = "\n".join(turn).splitlines()
+        risky = [line for line in lines if line.startswith(RISKY)]
         if risky:
             command = risky[-1][len(RISKY) :]
             return tool_call("execute_bash", {"command": command, "security_risk": "HIGH"})
@@ -97,7 +104,11 @@ async def test_the_chosen_analyzer_decides_what_asks_for_confirmation(
                 http, conversation_id, "awaiting_user_confirmation", before
             )
             high = _runs(events, "echo high-risk")
-            assert len(high) == 1, high
+            assert len(high) == 1, [
+                (e["id"], e.get("action") or e.get("observation"), str(e.get("message"))[:60])
+                for e in events
+                if e["id"] > before
+            ]
             assert high[0]["args"]["security_risk"] == 2
             assert high[0]["args"]["confirmation_state"] == "awaiting_confirmation"
             assert _outputs(events, {high[0]["id"]}) == []

@@ -8,6 +8,7 @@ from openhands.controller.state.state import State
 from openhands.core.config import AgentConfig
 from openhands.core.schema import AgentState
 from openhands.events.action import (
+    Action,
     AgentFinishAction,
     AgentRejectAction,
     CmdRunAction,
@@ -566,3 +567,22 @@ def test_resume_does_not_step_while_an_action_is_still_pending(world: World) -> 
     release.append(True)
     world.wait_for_state(AgentState.FINISHED)
     assert world.agent.steps == 2
+
+
+def test_a_message_sent_while_the_agent_answers_is_answered_too(world: World) -> None:
+    seen: list[str] = []
+
+    def answer_while_the_user_speaks_again(state: State) -> Action:
+        world.user_says("second")  # reaches the stream before this step's reply
+        return MessageAction("reply to first", wait_for_response=True)
+
+    def answer_the_latest(state: State) -> Action:
+        users = [e for e in state.history if isinstance(e, MessageAction) and e.source == "user"]
+        seen.append(users[-1].content)
+        return MessageAction("reply to second", wait_for_response=True)
+
+    world.start([answer_while_the_user_speaks_again, answer_the_latest])
+    world.user_says("first")
+    wait_until(lambda: world.agent.steps == 2, timeout=30)
+    world.wait_for_state(AgentState.AWAITING_USER_INPUT)
+    assert seen == ["second"]
