@@ -5,6 +5,10 @@ describes the tools in the system prompt and renders past calls and their result
 grammar of :mod:`openhands.llm.fn_call_tags`. :func:`convert_non_fncall_messages_to_fncall_messages`
 parses the model's text reply back into OpenAI-style ``tool_calls`` (ids ``toolu_01``,
 ``toolu_02``, ... counted over the whole list).
+
+The reference's public names for the prompt pieces (``convert_tools_to_description``,
+``get_example_for_tools``, the ``*_PATTERN`` strings, ...) are the objects of
+:mod:`openhands.llm.fn_call_prompt` and :mod:`openhands.llm.fn_call_tags` under these names.
 """
 
 from __future__ import annotations
@@ -14,20 +18,42 @@ import json
 from typing import Any
 
 from openhands.core.exceptions import FunctionCallConversionError, FunctionCallValidationError
-from openhands.llm.fn_call_prompt import EXAMPLE_SUFFIX, in_context_example, system_suffix
+from openhands.llm.fn_call_prompt import (
+    EXAMPLE_SUFFIX,
+    SYSTEM_PROMPT_SUFFIX_TEMPLATE,
+    TOOL_EXAMPLES,
+    describe_functions,
+    in_context_example,
+    system_suffix,
+)
 from openhands.llm.fn_call_tags import (
+    EXECUTION_RESULT_PATTERN,
     EXECUTION_RESULT_PREFIX,
     EXECUTION_RESULT_REGEX,
     FUNCTION_OPEN,
+    FUNCTION_PATTERN,
     FUNCTION_REGEX,
+    PARAMETER_PATTERN,
     PARAMETER_REGEX,
+    STOP_WORD,
     normalize_malformed_parameters,
     render_function_call,
     repair_stop_word,
 )
+from openhands.utils.prompt import refine_prompt
 
 Message = dict[str, Any]
 Tool = dict[str, Any]
+
+# The reference's names for the prompt pieces (the same objects, not copies).
+convert_tools_to_description = describe_functions
+get_example_for_tools = in_context_example
+IN_CONTEXT_LEARNING_EXAMPLE_PREFIX = in_context_example
+IN_CONTEXT_LEARNING_EXAMPLE_SUFFIX = EXAMPLE_SUFFIX
+STOP_WORDS: list[str] = [STOP_WORD]
+FN_REGEX_PATTERN = FUNCTION_PATTERN
+FN_PARAM_REGEX_PATTERN = PARAMETER_PATTERN
+TOOL_RESULT_REGEX_PATTERN = EXECUTION_RESULT_PATTERN
 
 
 # --------------------------------------------------------------------------------------
@@ -84,6 +110,31 @@ def _wrap_first_user(content: Any, prefix: str, suffix: str) -> Any:
     return [{"type": "text", "text": prefix}, *content, {"type": "text", "text": suffix}]
 
 
+def convert_tool_call_to_string(tool_call: dict[str, Any]) -> str:
+    """Render one native tool call (``{id, type: "function", function: {name, arguments}}``)
+    in the tag format; a malformed call raises FunctionCallConversionError."""
+    for key in ("function", "id", "type"):
+        if key not in tool_call:
+            raise FunctionCallConversionError(f"Tool call must contain {key!r}: {tool_call}")
+    if tool_call["type"] != "function":
+        raise FunctionCallConversionError(
+            f"Tool call type must be 'function', got {tool_call['type']!r}"
+        )
+    function = tool_call["function"]
+    raw = function.get("arguments")
+    try:
+        arguments = json.loads(raw) if raw else {}
+    except (json.JSONDecodeError, TypeError) as exc:
+        raise FunctionCallConversionError(
+            f"Could not parse the arguments of tool call {function.get('name')}: {raw}"
+        ) from exc
+    if not isinstance(arguments, dict):
+        raise FunctionCallConversionError(
+            f"The arguments of tool call {function.get('name')} are not a JSON object: {raw}"
+        )
+    return render_function_call(function["name"], arguments)
+
+
 def _render_assistant_call(message: Message) -> Message:
     tool_calls = message.pop("tool_calls")
     if len(tool_calls) != 1:
@@ -91,15 +142,7 @@ def _render_assistant_call(message: Message) -> Message:
             f"Mock function calling allows exactly one tool call per assistant message, "
             f"got {len(tool_calls)}: {tool_calls}"
         )
-    call = tool_calls[0]
-    function = call["function"]
-    try:
-        arguments = json.loads(function["arguments"]) if function.get("arguments") else {}
-    except json.JSONDecodeError as exc:
-        raise FunctionCallConversionError(
-            f"Could not parse the arguments of tool call {function['name']}: {function['arguments']}"
-        ) from exc
-    rendered = "\n\n" + render_function_call(function["name"], arguments)
+    rendered = "\n\n" + convert_tool_call_to_string(tool_calls[0])
     content = message.get("content")
     if isinstance(content, list):
         content = _append_text(content, rendered)
@@ -358,3 +401,65 @@ def convert_non_fncall_messages_to_fncall_messages(
                 counter += 1
         converted.append(message)
     return converted
+
+
+# --------------------------------------------------------------------------------------
+# Several calls per assistant message → one call per message
+# --------------------------------------------------------------------------------------
+
+
+def convert_from_multiple_tool_calls_to_single_tool_call_messages(
+    messages: list[Message], ignore_final_tool_result: bool = False
+) -> list[Message]:
+    """Split assistant messages that carry several tool calls into one message per call.
+
+    Each call is placed right before its tool result, so the list reads call, result, call,
+    result. The original content stays with the first call (later ones get ``""``). Calls
+    still waiting for a result when a user, system or unrelated tool message arrives, or at
+    the end of the list (unless ``ignore_final_tool_result``, which drops them), raise
+    FunctionCallConversionError. Messages with at most one call are kept as they are.
+    """
+    converted: list[Message] = []
+    pending: dict[str, Message] = {}
+    for message in messages:
+        role = message.get("role")
+        tool_calls = message.get("tool_calls") or []
+        if role == "assistant" and len(tool_calls) > 1:
+            for i, call in enumerate(tool_calls):
+                pending[call["id"]] = {
+                    "role": "assistant",
+                    "content": message.get("content") if i == 0 else "",
+                    "tool_calls": [call],
+                }
+            continue
+        if role == "tool" and message.get("tool_call_id") in pending:
+            converted.append(pending.pop(message["tool_call_id"]))
+        elif pending and role != "assistant":
+            raise FunctionCallConversionError(
+                f"Tool calls {sorted(pending)} have no result before a {role!r} message"
+            )
+        converted.append(message)
+    if pending and not ignore_final_tool_result:
+        raise FunctionCallConversionError(f"Tool calls {sorted(pending)} have no result")
+    return converted
+
+
+__all__ = [
+    "FN_PARAM_REGEX_PATTERN",
+    "FN_REGEX_PATTERN",
+    "IN_CONTEXT_LEARNING_EXAMPLE_PREFIX",
+    "IN_CONTEXT_LEARNING_EXAMPLE_SUFFIX",
+    "STOP_WORDS",
+    "SYSTEM_PROMPT_SUFFIX_TEMPLATE",
+    "TOOL_EXAMPLES",
+    "TOOL_RESULT_REGEX_PATTERN",
+    "FunctionCallConversionError",
+    "FunctionCallValidationError",
+    "convert_fncall_messages_to_non_fncall_messages",
+    "convert_from_multiple_tool_calls_to_single_tool_call_messages",
+    "convert_non_fncall_messages_to_fncall_messages",
+    "convert_tool_call_to_string",
+    "convert_tools_to_description",
+    "get_example_for_tools",
+    "refine_prompt",
+]

@@ -6,18 +6,22 @@ The wording is ours; the function-list layout and the tag grammar are interface 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from openhands.llm.fn_call_tags import render_function_call
+from openhands.llm.fn_call_tags import EXECUTION_RESULT_PREFIX, render_function_call
+from openhands.utils.prompt import refine_prompt
 
 # --------------------------------------------------------------------------------------
 # System suffix
 # --------------------------------------------------------------------------------------
 
-_SUFFIX_HEADER = "\n\nThe following functions are available to you:\n\n"
+# ``{description}`` is the function list of :func:`describe_functions`.
+SYSTEM_PROMPT_SUFFIX_TEMPLATE = """
 
-_SUFFIX_FORMAT = """
+The following functions are available to you:
 
+{description}
 To call a function, reply with the call in exactly this format and add nothing after it:
 
 <function=example_function_name>
@@ -72,11 +76,12 @@ def describe_function(index: int, tool: dict[str, Any]) -> str:
 
 
 def describe_functions(tools: list[dict[str, Any]]) -> str:
-    return "\n\n".join(describe_function(i, tool) for i, tool in enumerate(tools, start=1))
+    """Every tool's block, each ending in a newline, blocks separated by one blank line."""
+    return "\n".join(describe_function(i, tool) + "\n" for i, tool in enumerate(tools, start=1))
 
 
 def system_suffix(tools: list[dict[str, Any]]) -> str:
-    return _SUFFIX_HEADER + describe_functions(tools) + _SUFFIX_FORMAT
+    return SYSTEM_PROMPT_SUFFIX_TEMPLATE.format(description=describe_functions(tools))
 
 
 # --------------------------------------------------------------------------------------
@@ -118,116 +123,156 @@ _FIRST_VERSION = (
 )
 _OLD_LINE = "    return f'Hello! Today is {datetime.date.today()}.'"
 _NEW_LINE = "    return f'Hello! Today is {datetime.date.today():%A, %d %B %Y}.'"
+_RUN = f"python3 {_SCRIPT} > /tmp/greet.log 2>&1 &"
+_CRASH = (
+    "Traceback (most recent call last):\n"
+    f'  File "{_SCRIPT}", line 2, in <module>\n'
+    "    import bottle\n"
+    "ModuleNotFoundError: No module named 'bottle'"
+)
+_CREATE_THOUGHT = "The folder holds no greet.py yet. I will write the server."
+_CREATED = f"File created successfully at: {_SCRIPT}"
+_EDIT_THOUGHT = "The page works. I will spell the date out with the weekday so it reads better."
+_EDITED = f"The file {_SCRIPT} has been edited: line 6 now formats the date."
 
 
-class _ExampleBuilder:
-    """Renders example turns for the tools on offer (adding ``security_risk`` where required)."""
+@dataclass(frozen=True)
+class _Turn:
+    """One assistant call of the example and the result the environment gave."""
 
-    def __init__(self, tools: list[dict[str, Any]]) -> None:
-        functions = [t["function"] for t in tools if "function" in t]
-        self.names = {f["name"] for f in functions}
-        self.risk_aware = {
-            f["name"]
-            for f in functions
-            if "security_risk" in ((f.get("parameters") or {}).get("properties") or {})
-        }
+    thought: str
+    tool: str
+    arguments: dict[str, Any]
+    result: str | None = None
 
-    def turn(self, thought: str, name: str, arguments: dict[str, Any], result: str | None) -> str:
-        if name in self.risk_aware:
+    def render(self, with_security_risk: bool = False) -> str:
+        arguments = self.arguments
+        if with_security_risk:
             arguments = {**arguments, "security_risk": "LOW"}
-        text = f"ASSISTANT: {thought}\n{render_function_call(name, arguments)}\n"
-        if result is not None:
-            text += f"\nUSER: EXECUTION RESULT of [{name}]:\n{result}\n"
+        text = f"ASSISTANT: {self.thought}\n{render_function_call(self.tool, arguments)}\n"
+        if self.result is not None:
+            text += f"\nUSER: {EXECUTION_RESULT_PREFIX.format(name=self.tool)}{self.result}\n"
         return text + "\n"
 
-    def bash(self, thought: str, command: str, result: str) -> str:
-        if "execute_bash" not in self.names:
-            return ""
-        return self.turn(thought, "execute_bash", {"command": command}, result)
 
-    def create_file(self) -> str:
-        thought = "The folder holds no greet.py yet. I will write the server."
-        result = f"File created successfully at: {_SCRIPT}"
-        if "str_replace_editor" in self.names:
-            args = {"command": "create", "path": _SCRIPT, "file_text": _FIRST_VERSION}
-            return self.turn(thought, "str_replace_editor", args, result)
-        if "edit_file" in self.names:
-            return self.turn(
-                thought, "edit_file", {"path": _SCRIPT, "content": _FIRST_VERSION}, result
-            )
-        return ""
+def _bash(thought: str, command: str, result: str) -> _Turn:
+    return _Turn(thought, "execute_bash", {"command": command}, result)
 
-    def change_file(self) -> str:
-        thought = "The page works. I will spell the date out with the weekday so it reads better."
-        result = f"The file {_SCRIPT} has been edited: line 6 now formats the date."
-        if "str_replace_editor" in self.names:
-            args = {
-                "command": "str_replace",
+
+_TURNS: dict[str, dict[str, _Turn]] = {
+    "execute_bash": {
+        "check_dir": _bash("First I will look at the workspace.", "ls -la /workspace", "total 0"),
+        "run_server": _bash("Now I start the server in the background.", _RUN, "[1] 4242"),
+        "read_log": _bash(
+            "Let me read the log to see whether it started.", "cat /tmp/greet.log", _CRASH
+        ),
+        "install_package": _bash(
+            "The bottle package is missing. I will install it.",
+            "pip3 install bottle",
+            "Successfully installed bottle-0.13.2",
+        ),
+        "run_server_again": _bash("Let me start the server again.", _RUN, "[1] 4250"),
+        "kill_server": _bash(
+            "I will stop the server before changing it.", "kill 4250", "[1]+ Terminated"
+        ),
+        "run_server_edited": _bash(
+            "Restarting the server and fetching the page to check the new text.",
+            f"{_RUN} sleep 1 && curl -s http://127.0.0.1:8080",
+            "[1] 4261\nHello! Today is Friday, 14 March 2025.",
+        ),
+    },
+    "str_replace_editor": {
+        "create_file": _Turn(
+            _CREATE_THOUGHT,
+            "str_replace_editor",
+            {"command": "create", "path": _SCRIPT, "file_text": _FIRST_VERSION},
+            _CREATED,
+        ),
+        "edit_file": _Turn(
+            _EDIT_THOUGHT,
+            "str_replace_editor",
+            {"command": "str_replace", "path": _SCRIPT, "old_str": _OLD_LINE, "new_str": _NEW_LINE},
+            _EDITED,
+        ),
+    },
+    "edit_file": {
+        "create_file": _Turn(
+            _CREATE_THOUGHT, "edit_file", {"path": _SCRIPT, "content": _FIRST_VERSION}, _CREATED
+        ),
+        "edit_file": _Turn(
+            _EDIT_THOUGHT,
+            "edit_file",
+            {
                 "path": _SCRIPT,
-                "old_str": _OLD_LINE,
-                "new_str": _NEW_LINE,
-            }
-            return self.turn(thought, "str_replace_editor", args, result)
-        if "edit_file" in self.names:
-            content = f"#... the imports and route decorator stay as they are ...\n{_NEW_LINE}\n"
-            edit = {"path": _SCRIPT, "content": content, "start": 6, "end": 6}
-            return self.turn(thought, "edit_file", edit, result)
-        return ""
-
-    def browse(self) -> str:
-        if "browser" not in self.names:
-            return ""
-        return self.turn(
+                "content": f"#... the imports and route decorator stay as they are ...\n{_NEW_LINE}\n",
+                "start": 6,
+                "end": 6,
+            },
+            _EDITED,
+        ),
+    },
+    "browser": {
+        "view_page": _Turn(
             "I will open the page in the browser.",
             "browser",
             {"code": 'goto("http://127.0.0.1:8080")'},
             "[Current URL: http://127.0.0.1:8080/]\nHello! Today is 2025-03-14.",
-        )
+        ),
+    },
+    "finish": {
+        "example": _Turn(
+            "Everything works.",
+            "finish",
+            {
+                "message": "The server in /workspace/greet.py is running on port 8080 and "
+                "greets with the date."
+            },
+        ),
+    },
+}
 
-    def finish(self) -> str:
-        if "finish" not in self.names:
-            return ""
-        message = (
-            "The server in /workspace/greet.py is running on port 8080 and greets with the date."
-        )
-        return self.turn("Everything works.", "finish", {"message": message}, None)
+# Each tool's example snippets (tool name -> snippet name -> text), as rendered for a tool
+# without a ``security_risk`` parameter.
+TOOL_EXAMPLES: dict[str, dict[str, str]] = {
+    tool: {name: turn.render() for name, turn in turns.items()} for tool, turns in _TURNS.items()
+}
+
+# The storyline: (the tools that can play the step, first offered wins; snippet name).
+_STORY: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("execute_bash",), "check_dir"),
+    (("str_replace_editor", "edit_file"), "create_file"),
+    (("execute_bash",), "run_server"),
+    (("execute_bash",), "read_log"),
+    (("execute_bash",), "install_package"),
+    (("execute_bash",), "run_server_again"),
+    (("browser",), "view_page"),
+    (("execute_bash",), "kill_server"),
+    (("str_replace_editor", "edit_file"), "edit_file"),
+    (("execute_bash",), "run_server_edited"),
+    (("finish",), "example"),
+)
 
 
 def in_context_example(tools: list[dict[str, Any]]) -> str:
     """The example conversation, built only from the snippets whose tools are present.
 
     Empty when none of ``execute_bash``, the editors, ``browser`` or ``finish`` is offered.
+    Tools that declare a ``security_risk`` parameter get one in their example calls.
     """
-    b = _ExampleBuilder(tools)
-    run = f"python3 {_SCRIPT} > /tmp/greet.log 2>&1 &"
-    crash = (
-        "Traceback (most recent call last):\n"
-        f'  File "{_SCRIPT}", line 2, in <module>\n'
-        "    import bottle\n"
-        "ModuleNotFoundError: No module named 'bottle'"
-    )
-    parts = [
-        b.bash("First I will look at the workspace.", "ls -la /workspace", "total 0"),
-        b.create_file(),
-        b.bash("Now I start the server in the background.", run, "[1] 4242"),
-        b.bash("Let me read the log to see whether it started.", "cat /tmp/greet.log", crash),
-        b.bash(
-            "The bottle package is missing. I will install it.",
-            "pip3 install bottle",
-            "Successfully installed bottle-0.13.2",
-        ),
-        b.bash("Let me start the server again.", run, "[1] 4250"),
-        b.browse(),
-        b.bash("I will stop the server before changing it.", "kill 4250", "[1]+ Terminated"),
-        b.change_file(),
-        b.bash(
-            "Restarting the server and fetching the page to check the new text.",
-            f"{run} sleep 1 && curl -s http://127.0.0.1:8080",
-            "[1] 4261\nHello! Today is Friday, 14 March 2025.",
-        ),
-        b.finish(),
-    ]
-    body = "".join(parts)
-    if not body:
+    functions = [t["function"] for t in tools if "function" in t]
+    offered = {f["name"] for f in functions}
+    risk_aware = {
+        f["name"]
+        for f in functions
+        if "security_risk" in ((f.get("parameters") or {}).get("properties") or {})
+    }
+    parts: list[str] = []
+    for candidates, snippet in _STORY:
+        tool = next((name for name in candidates if name in offered), None)
+        if tool is not None:
+            parts.append(_TURNS[tool][snippet].render(tool in risk_aware))
+    if not parts:
         return ""
-    return EXAMPLE_PREFIX_HEAD + _EXAMPLE_TASK + "\n" + body + EXAMPLE_PREFIX_TAIL
+    return refine_prompt(
+        EXAMPLE_PREFIX_HEAD + _EXAMPLE_TASK + "\n" + "".join(parts) + EXAMPLE_PREFIX_TAIL
+    )

@@ -18,13 +18,17 @@ FUNCTION_OPEN = "<function="
 FUNCTION_CLOSE = "</function>"
 STOP_WORD = "</function"
 
-FUNCTION_REGEX = re.compile(r"<function=([^>]+)>\n(.*?)</function>", re.DOTALL)
-PARAMETER_REGEX = re.compile(r"<parameter=([^>]+)>(.*?)</parameter>", re.DOTALL)
+FUNCTION_PATTERN = r"<function=([^>]+)>\n(.*?)</function>"
+PARAMETER_PATTERN = r"<parameter=([^>]+)>(.*?)</parameter>"
+EXECUTION_RESULT_PATTERN = r"EXECUTION RESULT of \[(.*?)\]:\n(.*)"
+
+FUNCTION_REGEX = re.compile(FUNCTION_PATTERN, re.DOTALL)
+PARAMETER_REGEX = re.compile(PARAMETER_PATTERN, re.DOTALL)
 # A model sometimes writes <parameter=NAME=VALUE</parameter>; the name holds no '>' or '='.
 MALFORMED_PARAMETER_REGEX = re.compile(r"<parameter=([^>=\s]+)=(.*?)</parameter>", re.DOTALL)
 
 EXECUTION_RESULT_PREFIX = "EXECUTION RESULT of [{name}]:\n"
-EXECUTION_RESULT_REGEX = re.compile(r"EXECUTION RESULT of \[(.*?)\]:\n(.*)", re.DOTALL)
+EXECUTION_RESULT_REGEX = re.compile(EXECUTION_RESULT_PATTERN, re.DOTALL)
 
 
 def render_parameter_value(value: Any) -> str:

@@ -7,7 +7,8 @@ import functools
 import os
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 with warnings.catch_warnings():
@@ -27,6 +28,7 @@ from openhands.core.message import Message
 from openhands.llm.call_params import build_call_params, rewrite_openhands_model
 from openhands.llm.completion_log import write_completion_log
 from openhands.llm.cost import CostUnavailable, completion_cost
+from openhands.llm.debug_mixin import DebugMixin
 from openhands.llm.fn_call_converter import (
     convert_fncall_messages_to_non_fncall_messages,
     convert_non_fncall_messages_to_fncall_messages,
@@ -36,7 +38,7 @@ from openhands.llm.litellm_debug import enable_litellm_debug_logging, register_l
 from openhands.llm.metrics import Metrics
 from openhands.llm.model_features import ModelFeatures, get_features
 from openhands.llm.model_info import (
-    fetch_model_info,
+    lookup_model_info,
     resolve_max_input_tokens,
     resolve_max_output_tokens,
 )
@@ -56,8 +58,28 @@ _NO_CHOICES_MARK = "response with no 'choices'"
 
 MessageLike = Message | dict[str, Any]
 
+# The function every ``LLM`` calls, bound when the ``LLM`` is created: patch
+# ``openhands.llm.llm.litellm_completion`` before constructing one to intercept its calls.
+litellm_completion: Callable[..., Any] = litellm.completion
 
-class LLM(RetryMixin):
+
+@dataclass
+class PreparedCall:
+    """One attempt's request, ready for LiteLLM, and what is needed to read its answer."""
+
+    messages: list[dict[str, Any]]
+    kwargs: dict[str, Any]  # the caller's arguments besides messages (and mocked tools)
+    call_kwargs: dict[str, Any]  # what LiteLLM gets besides messages
+    tools: list[dict[str, Any]]  # the mocked tools; empty for a native call
+    fncall_messages: list[dict[str, Any]] | None  # the messages before mocking, if mocked
+    started: float = 0.0
+
+    @property
+    def mock(self) -> bool:
+        return self.fncall_messages is not None
+
+
+class LLM(RetryMixin, DebugMixin):
     """One model for one service (``agent``, ``condenser``, ...), called through LiteLLM.
 
     ``completion(messages=..., tools=..., **kwargs)`` accepts :class:`Message` objects or
@@ -85,23 +107,46 @@ class LLM(RetryMixin):
         self.retry_listener = retry_listener
         self.cost_metric_supported = True
         self.features: ModelFeatures = get_features(self.config.model)
-        self.model_info = fetch_model_info(self.config.model)
+        self.model_info: dict[str, Any] | None = None
+        self._model_info_done = False
+        self.init_model_info()
+        self._call_params = build_call_params(self.config, self.features)
+        self._tokenizer: Any = None
+        self._tokenizer_loaded = self.config.custom_tokenizer is None
+        # Read from the module namespace now, so a patch in place at construction wins.
+        self._completion_unwrapped: Callable[..., Any] = litellm_completion
+        self._completion: Callable[..., ModelResponse] = self._with_retries(
+            self._completion_attempt
+        )
+
+    def _with_retries(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """``fn`` under this LLM's retry policy (sync or async alike)."""
+        return self.retry_decorator(
+            num_retries=self.config.num_retries,
+            retry_min_wait=self.config.retry_min_wait,
+            retry_max_wait=self.config.retry_max_wait,
+            retry_multiplier=self.config.retry_multiplier,
+            retry_listener=self.retry_listener,
+        )(fn)
+
+    def init_model_info(self) -> None:
+        """Look up the model's info and fill unset token limits from it (once per instance).
+
+        OpenRouter models are looked up in LiteLLM by their full name, LiteLLM proxy models
+        at the proxy's ``/v1/model/info``, all others (and those two, failing that) by name.
+        """
+        if self._model_info_done:
+            return
+        self._model_info_done = True
+        self.model_info = lookup_model_info(
+            self.config.model, self.config.base_url, self.config.api_key
+        )
         self.config.max_input_tokens = resolve_max_input_tokens(
             self.config.max_input_tokens, self.model_info
         )
         self.config.max_output_tokens = resolve_max_output_tokens(
             self.config.model, self.config.max_output_tokens, self.model_info
         )
-        self._call_params = build_call_params(self.config, self.features)
-        self._tokenizer: Any = None
-        self._tokenizer_loaded = self.config.custom_tokenizer is None
-        self._completion_with_retries = self.retry_decorator(
-            num_retries=self.config.num_retries,
-            retry_min_wait=self.config.retry_min_wait,
-            retry_max_wait=self.config.retry_max_wait,
-            retry_multiplier=self.config.retry_multiplier,
-            retry_listener=self.retry_listener,
-        )(self._completion_attempt)
 
     # --- capabilities ------------------------------------------------------------------
 
@@ -190,11 +235,11 @@ class LLM(RetryMixin):
 
     # --- completion --------------------------------------------------------------------
 
-    def completion(self, *args: Any, **kwargs: Any) -> ModelResponse:
-        """Call the model (with retries). ``messages`` may be passed first, positionally."""
-        if args:
-            kwargs["messages"] = args[0]
-        return self._completion_with_retries(**kwargs)
+    @property
+    def completion(self) -> Callable[..., ModelResponse]:
+        """Call the model (with retries): ``llm.completion(messages=..., tools=..., **kw)``.
+        ``messages`` may also be passed first, positionally."""
+        return self._completion
 
     def _uses_mock_function_calling(self, kwargs: dict[str, Any]) -> bool:
         return bool(kwargs.get("tools")) and not self.is_function_calling_active()
@@ -217,7 +262,11 @@ class LLM(RetryMixin):
             kwargs.pop("tool_choice", None)
         return converted, tools
 
-    def _completion_attempt(self, **kwargs: Any) -> ModelResponse:
+    def _prepare_call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> PreparedCall:
+        """Format the messages, mock the tools if needed, merge the call parameters."""
+        kwargs = dict(kwargs)
+        if args:
+            kwargs["messages"] = args[0]
         messages = self.format_messages_for_llm(kwargs.pop("messages", []))
         mock = self._uses_mock_function_calling(kwargs)
         fncall_messages = copy.deepcopy(messages) if mock else None
@@ -228,41 +277,63 @@ class LLM(RetryMixin):
             raise ValueError("The messages list is empty. At least one message is required.")
         if "litellm_proxy" not in self.config.model:
             kwargs.pop("extra_body", None)
-
         litellm.modify_params = self.config.modify_params
-        call_kwargs = {**self._call_params, **kwargs}
-        started = time.time()
-        try:
-            response: ModelResponse = litellm.completion(messages=messages, **call_kwargs)
-        except Exception as exc:
-            # Some LiteLLM releases raise on an answer without choices instead of returning
-            # it: the same no-response case as below (retried with temperature 1).
-            if _NO_CHOICES_MARK not in str(exc):
-                raise
-            self.metrics.add_response_latency(max(0.0, time.time() - started), "")
-            raise LLMNoResponseError("Response choices is less than 1. " + str(exc)[:500]) from exc
-        self.metrics.add_response_latency(max(0.0, time.time() - started), response.id or "")
+        self.log_prompt(messages)
+        return PreparedCall(
+            messages=messages,
+            kwargs=kwargs,
+            call_kwargs={**self._call_params, **kwargs},
+            tools=tools,
+            fncall_messages=fncall_messages,
+            started=time.time(),
+        )
 
+    def _call_failed(self, call: PreparedCall, exc: Exception) -> LLMNoResponseError | None:
+        """The error to raise instead of ``exc``, or None to let ``exc`` through.
+
+        Some LiteLLM releases raise on an answer without choices instead of returning it:
+        the same no-response case as in :meth:`_finish_call` (retried with temperature 1).
+        """
+        if _NO_CHOICES_MARK not in str(exc):
+            return None
+        self.metrics.add_response_latency(max(0.0, time.time() - call.started), "")
+        return LLMNoResponseError("Response choices is less than 1. " + str(exc)[:500])
+
+    def _finish_call(self, call: PreparedCall, response: ModelResponse) -> ModelResponse:
+        """Latency, the no-choices check, un-mocking, cost/tokens and the completion log."""
+        self.metrics.add_response_latency(max(0.0, time.time() - call.started), response.id or "")
         if not response.choices:
             raise LLMNoResponseError(
                 "Response choices is less than 1. Response: " + str(response)[:500]
             )
-        raw_response = copy.deepcopy(response) if mock else None
-        if mock:
-            self._to_native_response(response, messages, tools)
+        raw_response = copy.deepcopy(response) if call.mock else None
+        if call.mock:
+            self._to_native_response(response, call.messages, call.tools)
+        self.log_response(response)
         cost = self._post_completion(response)
         if self.config.log_completions:
             write_completion_log(
                 self.config.log_completions_folder,
                 self.config.model,
-                messages=messages,
-                response=raw_response if mock else response,
-                kwargs=kwargs,
+                messages=call.messages,
+                response=raw_response if call.mock else response,
+                kwargs=call.kwargs,
                 cost=cost,
-                fncall_messages=fncall_messages,
-                fncall_response=response if mock else None,
+                fncall_messages=call.fncall_messages,
+                fncall_response=response if call.mock else None,
             )
         return response
+
+    def _completion_attempt(self, *args: Any, **kwargs: Any) -> ModelResponse:
+        call = self._prepare_call(args, kwargs)
+        try:
+            response = self._completion_unwrapped(messages=call.messages, **call.call_kwargs)
+        except Exception as exc:
+            error = self._call_failed(call, exc)
+            if error is None:
+                raise
+            raise error from exc
+        return self._finish_call(call, response)
 
     @staticmethod
     def _to_native_response(

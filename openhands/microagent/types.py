@@ -1,12 +1,33 @@
-"""Microagent kinds and the frontmatter a microagent file may carry."""
+"""Microagent kinds and the frontmatter a microagent file may carry.
+
+``MicroagentResponse`` and ``MicroagentContentResponse`` (a repository's microagents as
+the git-provider routes list them) are the classes of
+``openhands.integrations.service_types``, re-exported here on first access
+(compatibility path; loading them does not make this module import the integrations).
+"""
 
 from __future__ import annotations
 
 from enum import Enum
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
 from openhands.core.config.mcp_config import MCPConfig
+
+if TYPE_CHECKING:
+    from openhands.integrations.service_types import (
+        MicroagentContentResponse,
+        MicroagentResponse,
+    )
+
+__all__ = [
+    "InputMetadata",
+    "MicroagentContentResponse",
+    "MicroagentMetadata",
+    "MicroagentResponse",
+    "MicroagentType",
+]
 
 
 class MicroagentType(str, Enum):
@@ -34,3 +55,11 @@ class MicroagentMetadata(BaseModel):
     mcp_tools: MCPConfig | None = Field(
         default=None, description="MCP servers this microagent brings (stdio only)."
     )
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("MicroagentResponse", "MicroagentContentResponse"):
+        from openhands.integrations import service_types
+
+        return getattr(service_types, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

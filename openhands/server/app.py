@@ -2,30 +2,34 @@
 
 ``create_app(config=None)`` builds the app cheaply: middleware, routers, the SPA mount and
 the Socket.IO handlers. Services (file store, conversation manager, user auth) are built in
-the lifespan, so tests can vary the config and nothing heavy happens at import time.
+the lifespan, so tests can vary the config and nothing heavy happens at import time. The
+lifespan loads the server config's extension points (store classes, conversation manager,
+monitoring listener, user auth) with ``get_impl``.
+
+Reference names: ``app`` (this process's app, built by ``create_app()`` on first access and
+then kept; ``openhands.server.listen.base_app`` is the same object), ``mcp_app`` (its
+`/mcp` mount), ``combine_lifespans`` and ``authentication_error_handler``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import importlib
 import logging
 import os
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import asynccontextmanager
-from typing import Any
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from typing import TYPE_CHECKING, Any
 
 import socketio
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
 
 from openhands.core.config import OpenHandsConfig
+from openhands.integrations.service_types import AuthenticationError
 from openhands.server import errors, socket_json
-from openhands.server.app_services import AppServices
+from openhands.server.app_services import AppServices, pop_running, push_running
 from openhands.server.conversation_manager.conversation_manager import ConversationManager
-from openhands.server.conversation_manager.standalone_conversation_manager import (
-    StandaloneConversationManager,
-)
 from openhands.server.errors import install_error_handlers
 from openhands.server.listen_socket import register_socket_handlers
 from openhands.server.mcp_endpoint import LazyMCPApp
@@ -39,6 +43,7 @@ from openhands.server.middleware import (
     RateLimitMiddleware,
     SandboxOriginMiddleware,
 )
+from openhands.server.monitoring import MonitoringListener
 from openhands.server.routes.conversation import conversation_api_router
 from openhands.server.routes.feedback import feedback_api_router
 from openhands.server.routes.files import files_api_router
@@ -46,34 +51,90 @@ from openhands.server.routes.git import github_api_router
 from openhands.server.routes.health import health_router
 from openhands.server.routes.manage_conversations import manage_conversation_api_router
 from openhands.server.routes.public import public_api_router
+from openhands.server.routes.secrets import app as secrets_router
 from openhands.server.routes.security import security_api_router
 from openhands.server.routes.settings import settings_router
 from openhands.server.routes.trajectory import trajectory_router
-from openhands.server.server_config import ServerConfig
+from openhands.server.server_config import (
+    DEFAULT_CONVERSATION_STORE,
+    ServerConfig,
+    load_server_config,
+)
 from openhands.server.static import frontend_app
-from openhands.server.user_auth.default_user_auth import DefaultUserAuthFactory
-from openhands.server.user_auth.user_auth import UserAuthFactory
+from openhands.server.types import AppMode
+from openhands.server.user_auth.request_auth import user_auth_factory
+from openhands.storage.conversation.conversation_store import ConversationStore
 from openhands.storage.factory import get_file_store_from_config
 from openhands.storage.files import FileStore
+from openhands.storage.secrets.secrets_store import SecretsStore
+from openhands.storage.settings.settings_store import SettingsStore
+from openhands.utils.import_utils import get_impl
 
 logger = logging.getLogger(__name__)
 
 VERSION = "0.59.0"
+# Builds the conversation manager instead of the `conversation_manager_class` extension
+# point (tests: a manager over fake agent sessions); the arguments of `get_instance`.
 ManagerFactory = Callable[
-    [socketio.AsyncServer, OpenHandsConfig, FileStore, ServerConfig], ConversationManager
+    [socketio.AsyncServer, OpenHandsConfig, FileStore, ServerConfig, MonitoringListener],
+    ConversationManager,
 ]
+Lifespan = Callable[[FastAPI], AbstractAsyncContextManager[None]]
 
 
-def default_manager_factory(
-    sio: socketio.AsyncServer, config: OpenHandsConfig, file_store: FileStore, server: ServerConfig
-) -> ConversationManager:
-    class_path = os.environ.get("CONVERSATION_MANAGER_CLASS")
-    if class_path:
-        module_name, _, class_name = class_path.rpartition(".")
-        manager_cls = getattr(importlib.import_module(module_name), class_name)
-        return manager_cls(sio, config, file_store)  # type: ignore[no-any-return]
-    return StandaloneConversationManager(
-        sio, config, file_store, cleanup_interval=server.cleanup_interval_seconds
+def combine_lifespans(*lifespans: Lifespan) -> Lifespan:
+    """One lifespan that enters ``lifespans`` in order and leaves them in reverse."""
+
+    @asynccontextmanager
+    async def combined(app: FastAPI) -> AsyncIterator[None]:
+        async with AsyncExitStack() as stack:
+            for lifespan in lifespans:
+                await stack.enter_async_context(lifespan(app))
+            yield
+
+    return combined
+
+
+async def authentication_error_handler(request: Request, exc: Exception) -> JSONResponse:
+    """A git provider refused the caller's token (``AuthenticationError``): 401 with the
+    message as the JSON body."""
+    return JSONResponse(status_code=401, content=str(exc))
+
+
+async def build_services(
+    app_config: OpenHandsConfig,
+    server: ServerConfig,
+    sio: socketio.AsyncServer,
+    manager_factory: ManagerFactory | None = None,
+) -> AppServices:
+    """The app's services, the extension points of ``server`` loaded with ``get_impl``."""
+    file_store = get_file_store_from_config(app_config)
+    listener_cls = get_impl(MonitoringListener, server.monitoring_listener_class)
+    monitoring_listener = listener_cls.get_instance(app_config)
+    if manager_factory is None:
+        manager_cls = get_impl(ConversationManager, server.conversation_manager_class)  # type: ignore[type-abstract]
+        manager = manager_cls.get_instance(sio, app_config, file_store, server, monitoring_listener)
+    else:
+        manager = manager_factory(sio, app_config, file_store, server, monitoring_listener)
+    settings_store_cls = get_impl(SettingsStore, server.settings_store_class)  # type: ignore[type-abstract]
+    secrets_store_cls = get_impl(SecretsStore, server.secret_store_class)  # type: ignore[type-abstract]
+    conversation_store = None
+    if server.conversation_store_class != DEFAULT_CONVERSATION_STORE:
+        store_cls = get_impl(ConversationStore, server.conversation_store_class)  # type: ignore[type-abstract]
+        conversation_store = await store_cls.get_instance(app_config, None)
+    return AppServices(
+        config=app_config,
+        server_config=server,
+        file_store=file_store,
+        sio=sio,
+        conversation_manager=manager,
+        user_auth_factory=user_auth_factory(
+            app_config, server, settings_store_cls, secrets_store_cls
+        ),
+        monitoring_listener=monitoring_listener,
+        settings_store_cls=settings_store_cls,
+        secrets_store_cls=secrets_store_cls,
+        custom_conversation_store=conversation_store,
     )
 
 
@@ -108,24 +169,16 @@ def _truthy(value: str) -> bool:
     return value.strip().lower() not in ("0", "false", "no", "off", "")
 
 
-def _user_auth_factory(config: OpenHandsConfig, server: ServerConfig) -> UserAuthFactory:
-    if server.user_auth == "jwt":
-        # PyJWT (and its crypto backends) load only in the mode that needs them.
-        from openhands.server.user_auth.jwt_user_auth import JwtUserAuthFactory
-
-        return JwtUserAuthFactory(config, server.auth_cookie_name)
-    return DefaultUserAuthFactory(config)
-
-
 def create_app(
     config: OpenHandsConfig | None = None,
     server_config: ServerConfig | None = None,
     *,
     sio: socketio.AsyncServer | None = None,
-    manager_factory: ManagerFactory = default_manager_factory,
+    manager_factory: ManagerFactory | None = None,
 ) -> FastAPI:
-    """The FastAPI app. ``config=None`` loads config.toml + env when the app starts."""
-    server = server_config or ServerConfig.from_env()
+    """The FastAPI app. ``config=None`` loads config.toml + env when the app starts;
+    ``server_config=None`` is ``load_server_config()`` (env, ``OPENHANDS_CONFIG_CLS``)."""
+    server = server_config or load_server_config()
     sio = sio or create_sio(server)
     mcp_app = LazyMCPApp(lambda: app.state.services)
 
@@ -138,16 +191,9 @@ def create_app(
         else:
             app_config = config
         _widen_default_executor(app_config)
-        file_store = get_file_store_from_config(app_config)
-        manager = manager_factory(sio, app_config, file_store, server)
-        app.state.services = AppServices(
-            config=app_config,
-            server_config=server,
-            file_store=file_store,
-            sio=sio,
-            conversation_manager=manager,
-            user_auth_factory=_user_auth_factory(app_config, server),
-        )
+        services = await build_services(app_config, server, sio, manager_factory)
+        manager = services.conversation_manager
+        app.state.services = services
         if _truthy(os.environ.get("OPENHANDS_WARMUP", "true")):
             # Imports for the first conversation, in the background: `/alive` and the first
             # requests do not wait for it (see openhands/server/warmup.py).
@@ -155,9 +201,11 @@ def create_app(
 
             start_warmup(app_config)
         async with manager:
+            push_running(services)
             try:
                 yield
             finally:
+                pop_running(services)
                 # Stop taking tool calls before the conversations go away.
                 await mcp_app.aclose()
 
@@ -169,7 +217,9 @@ def create_app(
     )
     app.state.sio = sio
     app.state.server_config = server
+    app.state.mcp_app = mcp_app
     install_error_handlers(app)
+    app.add_exception_handler(AuthenticationError, authentication_error_handler)
 
     # Added innermost first: the request meets RateLimit, CacheControl, CORS, BodySizeLimit,
     # Attach, token.
@@ -202,10 +252,11 @@ def create_app(
         conversation_api_router,
         manage_conversation_api_router,
         settings_router,
+        secrets_router,
         trajectory_router,
     ):
         app.include_router(router)
-    if server.app_mode == "oss":
+    if server.app_mode == AppMode.OSS:
         app.include_router(github_api_router)
     app.include_router(health_router)
     if server.serve_frontend:
@@ -309,3 +360,23 @@ def create_asgi_app(
     """FastAPI behind Socket.IO: `/socket.io/` goes to Socket.IO, the rest to FastAPI."""
     base_app = create_app(config, server_config, **kwargs)  # type: ignore[arg-type]
     return SandboxOriginMiddleware(socketio.ASGIApp(base_app.state.sio, other_asgi_app=base_app))
+
+
+_module_app: FastAPI | None = None
+
+if TYPE_CHECKING:  # served by __getattr__
+    app: FastAPI
+    mcp_app: LazyMCPApp
+
+
+def __getattr__(name: str) -> Any:
+    """``app`` and ``mcp_app``, built on first access (importing this module stays cheap
+    and starts nothing)."""
+    global _module_app
+    if name == "app":
+        if _module_app is None:
+            _module_app = create_app()
+        return _module_app
+    if name == "mcp_app":
+        return __getattr__("app").state.mcp_app
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,4 +1,9 @@
-"""The services one app instance runs on, built in the lifespan and read by dependencies."""
+"""The services one app instance runs on, built in the lifespan and read by dependencies.
+
+While an app's lifespan runs, its services are also "the running services" of the process
+(``running_services()``): ``openhands.server.shared`` serves the reference's module-level
+names from them.
+"""
 
 from __future__ import annotations
 
@@ -10,10 +15,16 @@ import socketio
 
 from openhands.core.config import OpenHandsConfig
 from openhands.server.conversation_manager.conversation_manager import ConversationManager
+from openhands.server.monitoring import MonitoringListener
 from openhands.server.server_config import ServerConfig
 from openhands.server.user_auth.user_auth import UserAuthFactory
+from openhands.storage.conversation.conversation_store import ConversationStore
 from openhands.storage.conversation.file_conversation_store import FileConversationStore
 from openhands.storage.files import FileStore
+from openhands.storage.secrets.file_secrets_store import FileSecretsStore
+from openhands.storage.secrets.secrets_store import SecretsStore
+from openhands.storage.settings.file_settings_store import FileSettingsStore
+from openhands.storage.settings.settings_store import SettingsStore
 
 
 @dataclass
@@ -24,14 +35,40 @@ class AppServices:
     sio: socketio.AsyncServer
     conversation_manager: ConversationManager
     user_auth_factory: UserAuthFactory
+    monitoring_listener: MonitoringListener = field(default_factory=MonitoringListener)
+    settings_store_cls: type[SettingsStore] = FileSettingsStore
+    secrets_store_cls: type[SecretsStore] = FileSecretsStore
+    # None: a FileConversationStore over ``file_store`` (the default store class).
+    custom_conversation_store: ConversationStore | None = None
     started_at: float = field(default_factory=time.time)
     last_request_at: float = field(default_factory=time.time)
 
     @cached_property
-    def conversation_store(self) -> FileConversationStore:
+    def conversation_store(self) -> ConversationStore:
         """One store for the app's lifetime: its listing index lives on the instance."""
+        if self.custom_conversation_store is not None:
+            return self.custom_conversation_store
         return FileConversationStore(self.file_store)
 
     def session_key_ok(self, presented: str | None) -> bool:
         expected = self.server_config.session_api_key
         return not expected or presented == expected
+
+
+_running: list[AppServices] = []
+
+
+def running_services() -> AppServices | None:
+    """The services of the app whose lifespan started last and still runs, if any."""
+    return _running[-1] if _running else None
+
+
+def push_running(services: AppServices) -> None:
+    _running.append(services)
+
+
+def pop_running(services: AppServices) -> None:
+    for index, running in enumerate(_running):
+        if running is services:
+            del _running[index]
+            return

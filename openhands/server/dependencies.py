@@ -14,6 +14,7 @@ from openhands.server.services.conversation_service import ConversationService
 from openhands.server.services.git_providers import GitProviders
 from openhands.server.services.settings_service import SettingsService
 from openhands.server.session.server_conversation import ServerConversation
+from openhands.server.user_auth.request_auth import get_user_auth
 from openhands.server.user_auth.user_auth import UserAuth
 
 SESSION_API_KEY_HEADER = "X-Session-API-Key"
@@ -34,17 +35,8 @@ async def check_session_api_key(
         raise NotAuthenticatedError()
 
 
-def user_auth_for(request: Request) -> UserAuth:
-    """The request's UserAuth, built once and cached on the request."""
-    cached = getattr(request.state, "user_auth", None)
-    if cached is None:
-        services = get_services(request)
-        cached = services.user_auth_factory.from_headers(request.headers, request.cookies)
-        request.state.user_auth = cached
-    return cached  # type: ignore[no-any-return]
-
-
-CurrentUserAuth = Annotated[UserAuth, Depends(user_auth_for)]
+# The request's UserAuth, built once and cached on the request (`request_auth.py`).
+CurrentUserAuth = Annotated[UserAuth, Depends(get_user_auth)]
 
 
 async def require_user(user_auth: CurrentUserAuth) -> str | None:

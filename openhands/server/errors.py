@@ -11,10 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
+from openhands.server.types import LLMAuthenticationError, MissingSettingsError
 from openhands.storage.conversation.paging import InvalidPageIdError
 from openhands.storage.data_models.user_secrets import (
     CustomSecretExistsError,
@@ -41,8 +42,22 @@ class NotAuthenticatedError(ApiError):
         super().__init__(detail)
 
 
-class InvalidConversationIdError(ApiError):
+class InvalidConversationIdError(ApiError, HTTPException):
+    """Also an ``HTTPException`` (400, ``detail`` = the message), as the reference's
+    ``openhands.server.utils.validate_conversation_id`` raises; the app answers it through
+    the ``ApiError`` handler with the same ``{"detail": ...}`` body."""
+
     status_code = 400
+
+    def __init__(self, detail: str) -> None:
+        ApiError.__init__(self, detail)
+        HTTPException.__init__(self, status_code=400, detail=detail)
+
+    def __str__(self) -> str:
+        return str(self.detail)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.detail!r})"
 
 
 class ConversationNotFoundError(ApiError):
@@ -92,13 +107,13 @@ class StatusError(ApiError):
         return {"status": "error", "message": str(self), "msg_id": self.msg_id}
 
 
-class SettingsRequiredError(StatusError):
+class SettingsRequiredError(StatusError, MissingSettingsError):
     status_code = 400
     msg_id = "CONFIGURATION$SETTINGS_NOT_FOUND"
     message = "Settings not found"
 
 
-class LLMKeyMissingError(StatusError):
+class LLMKeyMissingError(StatusError, LLMAuthenticationError):
     status_code = 400
     msg_id = "STATUS$ERROR_LLM_AUTHENTICATION"
     message = "Error authenticating with the LLM provider. Please check your API key"

@@ -1,6 +1,7 @@
 """ASGI entry point: ``uvicorn openhands.server.listen:app``.
 
-Socket.IO handles ``/socket.io/``; everything else goes to the FastAPI app.
+Socket.IO handles ``/socket.io/``; everything else goes to the FastAPI app, ``base_app``
+(the same object as ``openhands.server.app.app``).
 """
 
 from __future__ import annotations
@@ -14,12 +15,11 @@ import sys  # noqa: E402
 
 import socketio  # noqa: E402
 
-from openhands.server.app import create_app  # noqa: E402
+from openhands.server.app import app as base_app  # noqa: E402
 from openhands.server.exposure import bind_host, exposure_warning  # noqa: E402
 from openhands.server.listen_port import record_listen_port  # noqa: E402
 from openhands.server.middleware import SandboxOriginMiddleware  # noqa: E402
 
-base_app = create_app()
 sio: socketio.AsyncServer = base_app.state.sio
 # Outside Socket.IO: requests from sandbox containers reach nothing but `/mcp`.
 filtered_app = SandboxOriginMiddleware(socketio.ASGIApp(sio, other_asgi_app=base_app))

@@ -82,7 +82,7 @@ def register_socket_handlers(
         conversation_id = query.conversation_id
         headers, cookies = _headers(environ)
         token = auth.get("token") if isinstance(auth, dict) else None
-        user_auth = app.user_auth_factory.from_headers(headers, cookies, token)
+        user_auth = await app.user_auth_factory.create(headers, cookies, token)
         conversations = ConversationService(app, user_auth)
         try:
             check_conversation_id(conversation_id)

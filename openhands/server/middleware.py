@@ -245,7 +245,7 @@ class AttachConversationMiddleware:
             check_conversation_id(sid)
             if not services.session_key_ok(request.headers.get("x-session-api-key")):
                 raise LookupError
-            user_auth = services.user_auth_factory.from_headers(request.headers, request.cookies)
+            user_auth = await services.user_auth_factory.create(request.headers, request.cookies)
             user_id = await user_auth.get_user_id()
         except (ApiError, LookupError):
             await self.app(scope, receive, send)
@@ -300,8 +300,10 @@ class GitHubTokenMiddleware:
         else:
             services = scope["app"].state.services
             request = Request(scope)
-            user_auth = services.user_auth_factory.from_headers(request.headers, request.cookies)
             try:
+                user_auth = await services.user_auth_factory.create(
+                    request.headers, request.cookies
+                )
                 tokens = await user_auth.get_provider_tokens()
             except Exception:  # unauthenticated: the route's guard answers with a 401
                 tokens = None

@@ -1,18 +1,43 @@
-"""Server-level settings that are not part of config.toml: app mode, keys, CORS, limits.
+"""Server-level settings that are not part of config.toml: app mode, keys, CORS, limits,
+and the extension points (dotted class paths, server-api: python-api §6.2).
 
 Read once from the environment by :meth:`ServerConfig.from_env`; tests build one directly.
+``load_server_config()`` is what the app uses: it honours ``OPENHANDS_CONFIG_CLS`` (a
+``ServerConfig`` subclass, e.g. one that names other store classes) and verifies the result.
+The reference path ``openhands.server.config.server_config`` re-exports both names.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-AppMode = Literal["oss", "saas"]
+from openhands.server.types import AppMode, ServerConfigInterface
+
 UserAuthMode = Literal["single", "jwt"]
+
+DEFAULT_SETTINGS_STORE = "openhands.storage.settings.file_settings_store.FileSettingsStore"
+DEFAULT_SECRET_STORE = "openhands.storage.secrets.file_secrets_store.FileSecretsStore"
+DEFAULT_CONVERSATION_STORE = (
+    "openhands.storage.conversation.file_conversation_store.FileConversationStore"
+)
+DEFAULT_CONVERSATION_MANAGER = (
+    "openhands.server.conversation_manager.standalone_conversation_manager."
+    "StandaloneConversationManager"
+)
+DEFAULT_MONITORING_LISTENER = "openhands.server.monitoring.MonitoringListener"
+DEFAULT_USER_AUTH = "openhands.server.user_auth.default_user_auth.DefaultUserAuth"
+_EXTENSION_FIELDS = (
+    "settings_store_class",
+    "secret_store_class",
+    "conversation_store_class",
+    "conversation_manager_class",
+    "monitoring_listener_class",
+    "user_auth_class",
+)
 
 
 def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
@@ -26,12 +51,18 @@ def _list(env: Mapping[str, str], name: str) -> list[str]:
     return [item.strip() for item in env.get(name, "").split(",") if item.strip()]
 
 
-class ServerConfig(BaseModel):
-    """How the web server behaves; the agent/runtime settings stay in OpenHandsConfig."""
+class ServerConfig(BaseModel, ServerConfigInterface):
+    """How the web server behaves; the agent/runtime settings stay in OpenHandsConfig.
+
+    The ``*_class`` fields are the extension points: dotted paths loaded with
+    ``openhands.utils.import_utils.get_impl`` against their base class. A deployment
+    changes them with a subclass whose field defaults differ, named by
+    ``OPENHANDS_CONFIG_CLS``; ``CONVERSATION_MANAGER_CLASS`` also sets the manager.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
-    app_mode: AppMode = Field(default="oss", description="`oss` (default) or `saas`.")
+    app_mode: AppMode = Field(default=AppMode.OSS, description="`oss` (default) or `saas`.")
     session_api_key: str | None = Field(
         default=None, description="When set, routes need X-Session-API-Key and sockets the query."
     )
@@ -70,13 +101,54 @@ class ServerConfig(BaseModel):
     max_upload_body_bytes: int = Field(
         default=64 * 1024 * 1024, description="Largest `/upload-files` request body."
     )
+    config_cls: str | None = Field(
+        default=None, description="`OPENHANDS_CONFIG_CLS`: the ServerConfig class in use."
+    )
+    settings_store_class: str = Field(default=DEFAULT_SETTINGS_STORE, description="SettingsStore")
+    secret_store_class: str = Field(default=DEFAULT_SECRET_STORE, description="SecretsStore")
+    conversation_store_class: str = Field(
+        default=DEFAULT_CONVERSATION_STORE, description="ConversationStore"
+    )
+    conversation_manager_class: str = Field(
+        default=DEFAULT_CONVERSATION_MANAGER,
+        description="ConversationManager (env `CONVERSATION_MANAGER_CLASS`)",
+    )
+    monitoring_listener_class: str = Field(
+        default=DEFAULT_MONITORING_LISTENER, description="MonitoringListener"
+    )
+    user_auth_class: str = Field(
+        default=DEFAULT_USER_AUTH,
+        description="UserAuth; the default follows `user_auth` (single user or JWT)",
+    )
+
+    def verify_config(self) -> None:
+        for name in _EXTENSION_FIELDS:
+            path = getattr(self, name)
+            if "." not in path.strip("."):
+                raise ValueError(f"{name} must be a dotted class path, got {path!r}")
+
+    def get_config(self) -> dict[str, Any]:
+        return {
+            "APP_MODE": self.app_mode.value,
+            "GITHUB_CLIENT_ID": self.github_client_id,
+            "POSTHOG_CLIENT_KEY": self.posthog_client_key,
+            "FEATURE_FLAGS": {
+                "ENABLE_BILLING": self.enable_billing,
+                "HIDE_LLM_SETTINGS": self.hide_llm_settings,
+            },
+        }
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> ServerConfig:
         env = os.environ if env is None else env
         user_auth: UserAuthMode = "jwt" if env.get("OPENHANDS_USER_AUTH") == "jwt" else "single"
+        overrides: dict[str, Any] = {}
+        if env.get("CONVERSATION_MANAGER_CLASS"):
+            overrides["conversation_manager_class"] = env["CONVERSATION_MANAGER_CLASS"]
         return cls(
-            app_mode="saas" if env.get("APP_MODE") == "saas" else "oss",
+            **overrides,
+            config_cls=env.get("OPENHANDS_CONFIG_CLS") or None,
+            app_mode=AppMode.SAAS if env.get("APP_MODE") == "saas" else AppMode.OSS,
             session_api_key=env.get("SESSION_API_KEY") or None,
             permitted_cors_origins=_list(env, "PERMITTED_CORS_ORIGINS"),
             serve_frontend=_flag(env, "SERVE_FRONTEND", True),
@@ -99,3 +171,15 @@ class ServerConfig(BaseModel):
                 or cls.model_fields["max_upload_body_bytes"].default
             ),
         )
+
+
+def load_server_config(env: Mapping[str, str] | None = None) -> ServerConfig:
+    """The server config of this process: ``OPENHANDS_CONFIG_CLS`` (a ``ServerConfig``
+    subclass, checked) or ``ServerConfig``, read from the environment and verified."""
+    from openhands.utils.import_utils import get_impl
+
+    env = os.environ if env is None else env
+    config_cls = get_impl(ServerConfig, env.get("OPENHANDS_CONFIG_CLS") or None)
+    server_config = config_cls.from_env(env)
+    server_config.verify_config()
+    return server_config

@@ -34,6 +34,7 @@ _SERVER_ENV = {name.upper() for name in OpenHandsConfig.model_fields} | {
     "GITHUB_APP_CLIENT_ID",
     "OPENHANDS_USER_AUTH",
     "CONVERSATION_MANAGER_CLASS",
+    "OPENHANDS_CONFIG_CLS",
     "REDIS_HOST",
 }
 

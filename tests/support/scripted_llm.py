@@ -2,7 +2,9 @@
 
 The server runs on 127.0.0.1 in a background thread and answers each
 ``POST /v1/chat/completions`` (or any other path ending in ``/chat/completions``) with
-the next item of its script; ``GET /v1/models`` lists one model. Every request is recorded so tests can assert on what the client sent.
+the next item of its script; ``GET /v1/models`` lists one model. Set ``model_info`` to a list
+of ``{"model_name": ..., "model_info": {...}}`` entries to answer ``GET .../model/info`` like a
+LiteLLM proxy (404 while it is None). Every request is recorded so tests can assert on what the client sent.
 
 Script items:
 
@@ -13,6 +15,11 @@ Script items:
   ``context_window_error()``, ``bad_request(msg)`` - an HTTP error with an OpenAI-style error body;
 * ``no_choices()`` - a 200 response with an empty ``choices`` list;
 * any callable taking the request JSON and returning one of the items above.
+
+A request with ``"stream": true`` gets the same item as server-sent events: OpenAI
+``chat.completion.chunk`` objects (the content word by word, then one chunk per tool call,
+then the finish reason; a usage chunk if ``stream_options.include_usage`` is set) and
+``data: [DONE]``. Errors are answered as plain JSON either way.
 
 When the script is exhausted the server answers with the ``fallback`` item if one is set,
 otherwise with HTTP 400 ``scripted_llm: script exhausted`` (a non-retried error, so a test
@@ -28,6 +35,7 @@ import argparse
 import itertools
 import json
 import os
+import re
 import threading
 import time
 from collections import deque
@@ -266,6 +274,30 @@ def render_reply(
     }
 
 
+def render_stream(payload: dict[str, Any], include_usage: bool = False) -> list[dict[str, Any]]:
+    """The chunks of a streamed answer carrying the same reply as ``payload``."""
+    header = {key: payload[key] for key in ("id", "created", "model")}
+    chunks: list[dict[str, Any]] = []
+
+    def add(delta: dict[str, Any], finish_reason: str | None = None) -> None:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish_reason, "logprobs": None}
+        chunks.append({**header, "object": "chat.completion.chunk", "choices": [choice]})
+
+    for choice in payload["choices"]:
+        message = choice["message"]
+        pieces = re.findall(r"\s*\S+\s*", message.get("content") or "") or [""]
+        for i, piece in enumerate(pieces):
+            add({"role": "assistant", "content": piece} if i == 0 else {"content": piece})
+        for i, call in enumerate(message.get("tool_calls") or []):
+            add({"tool_calls": [{"index": i, **call}]})
+        add({}, choice["finish_reason"])
+    if include_usage:
+        chunks.append(
+            {**header, "object": "chat.completion.chunk", "choices": [], "usage": payload["usage"]}
+        )
+    return chunks
+
+
 def render_error(error: ErrorReply) -> dict[str, Any]:
     error_type = error.type or ("server_error" if error.status >= 500 else "invalid_request_error")
     return {
@@ -310,6 +342,7 @@ class ScriptedLLMServer:
         self._ids = itertools.count(1)
         self._call_ids = itertools.count(1)
         self.fallback = fallback
+        self.model_info: list[dict[str, Any]] | None = None
         self.exhausted_calls = 0
         self._httpd = ThreadingHTTPServer((host, port), _make_handler(self))
         self._httpd.daemon_threads = True
@@ -418,8 +451,6 @@ class ScriptedLLMServer:
             return self.fallback
 
     def _answer(self, body: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, str]]:
-        if body.get("stream"):
-            return 400, render_error(bad_request("scripted_llm: streaming is not supported")), {}
         entry = self._next_entry()
         if entry is None:
             return 400, render_error(bad_request("scripted_llm: script exhausted")), {}
@@ -452,6 +483,17 @@ def _make_handler(server: ScriptedLLMServer) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(data)
 
+        def _send_events(self, chunks: list[dict[str, Any]], headers: dict[str, str]) -> None:
+            events = [f"data: {json.dumps(chunk)}\n\n" for chunk in chunks]
+            data = ("".join(events) + "data: [DONE]\n\n").encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Content-Length", str(len(data)))
+            for key, value in headers.items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(data)
+
         def _read_json(self) -> dict[str, Any] | None:
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length) if length else b""
@@ -466,6 +508,8 @@ def _make_handler(server: ScriptedLLMServer) -> type[BaseHTTPRequestHandler]:
             if path in ("/v1/models", "/models"):
                 model = {"id": DEFAULT_MODEL, "object": "model", "created": 0, "owned_by": "tests"}
                 self._send_json(200, {"object": "list", "data": [model]}, {})
+            elif path.endswith("/model/info") and server.model_info is not None:
+                self._send_json(200, {"data": server.model_info}, {})
             else:
                 self._send_json(404, render_error(ErrorReply(404, "not found")), {})
 
@@ -487,7 +531,13 @@ def _make_handler(server: ScriptedLLMServer) -> type[BaseHTTPRequestHandler]:
                 status = int(HTTPStatus.BAD_REQUEST)
                 payload = render_error(bad_request(f"scripted_llm: responder failed: {exc!r}"))
                 headers = {}
-            self._send_json(status, payload, headers)
+            request = body or {}
+            if status == 200 and request.get("stream"):
+                options = request.get("stream_options") or {}
+                include_usage = bool(options.get("include_usage"))
+                self._send_events(render_stream(payload, include_usage), headers)
+            else:
+                self._send_json(status, payload, headers)
 
     return Handler
 

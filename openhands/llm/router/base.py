@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from litellm.types.utils import ModelResponse
@@ -50,7 +50,12 @@ class RouterLLM(LLM):
     def _select_llm(self, messages: Sequence[MessageLike]) -> str:
         """The key in ``available_llms`` that should answer these messages."""
 
-    def completion(self, *args: Any, **kwargs: Any) -> ModelResponse:
+    @property
+    def completion(self) -> Callable[..., ModelResponse]:
+        """Routes each call: the chosen LLM answers, with its own retries and metrics."""
+        return self._route_completion
+
+    def _route_completion(self, *args: Any, **kwargs: Any) -> ModelResponse:
         messages = args[0] if args else kwargs.get("messages", [])
         self.active_llm = self.available_llms[self._select_llm(messages)]
         return self.active_llm.completion(*args, **kwargs)

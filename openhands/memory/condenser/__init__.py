@@ -3,7 +3,8 @@
 ``condenser`` holds the seam (Condenser, RollingCondenser, Condensation and the
 config → class registry); ``impl/`` has one module per ``[condenser] type``. Importing
 this package registers them all, so ``Condenser.from_config`` works. ``View`` is
-re-exported from ``openhands.memory.view`` (compatibility path).
+re-exported from ``openhands.memory.view`` (compatibility path); ``CONDENSER_REGISTRY`` and
+``get_condensation_metadata`` come from ``registry.py``.
 """
 
 from openhands.memory.condenser.condenser import Condensation, Condenser, RollingCondenser
@@ -19,9 +20,11 @@ from openhands.memory.condenser.impl import (
     RecentEventsCondenser,
     StructuredSummaryCondenser,
 )
+from openhands.memory.condenser.registry import CONDENSER_REGISTRY, get_condensation_metadata
 from openhands.memory.view import View
 
 __all__ = [
+    "CONDENSER_REGISTRY",
     "AmortizedForgettingCondenser",
     "BrowserOutputCondenser",
     "Condensation",
@@ -36,4 +39,5 @@ __all__ = [
     "RollingCondenser",
     "StructuredSummaryCondenser",
     "View",
+    "get_condensation_metadata",
 ]

@@ -5,12 +5,21 @@ from __future__ import annotations
 import asyncio
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from openhands.events.action import MessageAction
+from openhands.events.event_store import EventStore
 from openhands.server.session.conversation_init_data import ConversationInitData
 from openhands.server.session.server_conversation import ServerConversation
 from openhands.storage.data_models.conversation_status import ConversationStatus
+
+if TYPE_CHECKING:
+    import socketio
+
+    from openhands.core.config import OpenHandsConfig
+    from openhands.server.monitoring import MonitoringListener
+    from openhands.server.server_config import ServerConfig
+    from openhands.storage.files import FileStore
 
 
 class ConversationManagerError(Exception):
@@ -33,14 +42,29 @@ class NoConversationError(ConversationManagerError):
 
 @dataclass
 class AgentLoopInfo:
+    """A running (or starting) agent loop; field order of the reference's dataclass."""
+
     conversation_id: str
     url: str | None
     session_api_key: str | None
-    status: ConversationStatus
+    event_store: EventStore | None = None
+    status: ConversationStatus = ConversationStatus.RUNNING
     runtime_status: str | None = None
 
 
 class ConversationManager(ABC):
+    @classmethod
+    @abstractmethod
+    def get_instance(
+        cls,
+        sio: socketio.AsyncServer,
+        config: OpenHandsConfig,
+        file_store: FileStore,
+        server_config: ServerConfig,
+        monitoring_listener: MonitoringListener,
+    ) -> ConversationManager:
+        """The manager of an app (the ``conversation_manager_class`` extension point)."""
+
     async def __aenter__(self) -> ConversationManager:
         return self
 

@@ -23,6 +23,8 @@ from openhands.server.conversation_manager.conversation_manager import (
     NoConversationError,
 )
 from openhands.server.models.socket import StatusUpdate
+from openhands.server.monitoring import MonitoringListener
+from openhands.server.server_config import ServerConfig
 from openhands.server.session.agent_session import AgentSession
 from openhands.server.session.conversation_init_data import ConversationInitData
 from openhands.server.session.delivery import (
@@ -62,12 +64,14 @@ class StandaloneConversationManager(ConversationManager):
         file_store: FileStore,
         cleanup_interval: float = 15.0,
         agent_session_cls: type[AgentSession] = AgentSession,
+        monitoring_listener: MonitoringListener | None = None,
     ) -> None:
         self.sio = sio
         self.config = config
         self.file_store = file_store
         self.cleanup_interval = cleanup_interval
         self.agent_session_cls = agent_session_cls
+        self.monitoring_listener = monitoring_listener or MonitoringListener()
         self.conversation_store = FileConversationStore(file_store)
         self._sessions: dict[str, Session] = {}
         self._start_tasks: dict[str, asyncio.Task[None]] = {}
@@ -87,6 +91,23 @@ class StandaloneConversationManager(ConversationManager):
         self._teardown_of: dict[str, asyncio.Future[None]] = {}
 
     # --- lifecycle -----------------------------------------------------------------------
+
+    @classmethod
+    def get_instance(
+        cls,
+        sio: socketio.AsyncServer,
+        config: OpenHandsConfig,
+        file_store: FileStore,
+        server_config: ServerConfig,
+        monitoring_listener: MonitoringListener,
+    ) -> StandaloneConversationManager:
+        return cls(
+            sio,
+            config,
+            file_store,
+            cleanup_interval=server_config.cleanup_interval_seconds,
+            monitoring_listener=monitoring_listener,
+        )
 
     async def __aenter__(self) -> StandaloneConversationManager:
         self._cleanup_task = asyncio.create_task(self._cleanup_stale(), name="conversation-cleanup")
@@ -299,6 +320,7 @@ class StandaloneConversationManager(ConversationManager):
             conversation_id=session.sid,
             url=f"/api/conversations/{session.sid}",
             session_api_key=None,
+            event_store=session.event_stream,
             status=session.status,
             runtime_status=session.runtime_status,
         )
@@ -370,6 +392,7 @@ class StandaloneConversationManager(ConversationManager):
             self._delivery(sid),
             user_id=user_id,
             agent_session_cls=self.agent_session_cls,
+            monitoring_listener=self.monitoring_listener,
         )
         updater = MetadataUpdater(
             sid,

@@ -93,7 +93,8 @@ async def is_authorized(services: AppServices, headers: Headers) -> bool:
 async def _is_owner(services: AppServices, headers: Headers, conversation_id: str) -> bool:
     try:
         cookies = cookie_parser(headers.get("cookie", ""))
-        user_id = await services.user_auth_factory.from_headers(headers, cookies).get_user_id()
+        user_auth = await services.user_auth_factory.create(headers, cookies)
+        user_id = await user_auth.get_user_id()
         metadata = await services.conversation_store.get_metadata(conversation_id)
     except Exception:  # a bad token, an unknown or invalid conversation id
         return False

@@ -44,6 +44,21 @@ def build_mcp_app(
 ) -> tuple[ASGIApp, StreamableHTTPSessionManager]:
     """The streamable-HTTP app (stateless: no session survives a request) and the session
     manager whose ``run()`` must be active while the app serves."""
+    server = build_mcp_server(services)
+    app = server.streamable_http_app(
+        streamable_http_path=MCP_PATH,
+        stateless_http=True,
+        json_response=True,
+        # The agent reaches us as `mcp_host`, which may be any name (a LAN address, a
+        # container host name): a localhost-only Host check would refuse it. Browsers are
+        # kept off by the app's CORS rules like every other route.
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+    )
+    return app, server.session_manager
+
+
+def build_mcp_server(services: Callable[[], AppServices]) -> MCPServer[Any]:
+    """The MCP server with the three tools, acting on the app ``services()`` returns."""
     server: MCPServer[Any] = MCPServer("openhands", instructions=_INSTRUCTIONS)
 
     async def run(opener: Opener, ctx: Context, **fields: Any) -> str:
@@ -138,16 +153,7 @@ def build_mcp_app(
             description=description,
         )
 
-    app = server.streamable_http_app(
-        streamable_http_path=MCP_PATH,
-        stateless_http=True,
-        json_response=True,
-        # The agent reaches us as `mcp_host`, which may be any name (a LAN address, a
-        # container host name): a localhost-only Host check would refuse it. Browsers are
-        # kept off by the app's CORS rules like every other route.
-        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
-    )
-    return app, server.session_manager
+    return server
 
 
 _INSTRUCTIONS = (

@@ -12,6 +12,9 @@ class FeedbackRequest(BaseModel):
     version: str
     permissions: Literal["public", "private"] = "private"
     polarity: Literal["positive", "negative"]
+    feedback: Literal["positive", "negative"] | None = Field(
+        default=None, description="Kept with the record (the reference's field)"
+    )
     token: str | None = None
     trajectory: list[dict[str, Any]] | None = None
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SecretStr
 
+from openhands.core.config.mcp_config import MCPConfig
+from openhands.integrations.provider import CustomSecret
 from openhands.integrations.service_types import ProviderType
 from openhands.storage.data_models.settings import Settings
 
@@ -31,10 +33,15 @@ class CustomSecretNames(BaseModel):
     custom_secrets: list[CustomSecretName]
 
 
-class CustomSecretCreate(BaseModel):
+class CustomSecretCreate(CustomSecretName):
     name: str = Field(description="Environment variable name")
-    value: str = Field(description="The secret value (never returned)")
-    description: str | None = None
+    value: SecretStr = Field(description="The secret value (never returned)")
+
+
+class CustomSecretsUpdate(BaseModel):
+    """Several custom secrets at once (the reference's ``POSTCustomSecrets``)."""
+
+    custom_secrets: dict[str, CustomSecret] = Field(default_factory=dict)
 
 
 class CustomSecretUpdate(BaseModel):
@@ -48,4 +55,5 @@ class ProviderTokenInput(BaseModel):
 
 
 class ProviderTokensRequest(BaseModel):
+    mcp_config: MCPConfig | None = Field(default=None, description="Accepted and ignored")
     provider_tokens: dict[ProviderType, ProviderTokenInput] = Field(default_factory=dict)

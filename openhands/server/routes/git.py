@@ -24,6 +24,7 @@ github_api_router = APIRouter(
     dependencies=API_GUARDS,
     responses=errors.GIT_PROVIDER_RESPONSES,
 )
+app = github_api_router  # the reference's name of this router
 SEARCH_TOKEN_REQUIRED = "Git provider token required."
 
 

@@ -8,7 +8,7 @@ from functools import lru_cache
 from fastapi import APIRouter, Depends
 
 from openhands.server.dependencies import Services, check_session_api_key
-from openhands.server.models.options import FeatureFlags, WebConfig
+from openhands.server.models.options import WebConfig
 
 public_api_router = APIRouter(
     prefix="/api/options", tags=["options"], dependencies=[Depends(check_session_api_key)]
@@ -100,12 +100,4 @@ async def get_security_analyzers() -> list[str]:
 
 @public_api_router.get("/config")
 async def get_config(services: Services) -> WebConfig:
-    server = services.server_config
-    return WebConfig(
-        APP_MODE=server.app_mode,
-        GITHUB_CLIENT_ID=server.github_client_id,
-        POSTHOG_CLIENT_KEY=server.posthog_client_key,
-        FEATURE_FLAGS=FeatureFlags(
-            ENABLE_BILLING=server.enable_billing, HIDE_LLM_SETTINGS=server.hide_llm_settings
-        ),
-    )
+    return WebConfig.model_validate(services.server_config.get_config())

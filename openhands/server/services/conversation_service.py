@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
+from types import MappingProxyType
 
+from fastapi import Request
+
+from openhands.core.config.mcp_config import MCPConfig
 from openhands.events.action import MessageAction
-from openhands.integrations.provider import ProviderToken, ProviderType
+from openhands.integrations.provider import CustomSecret, ProviderToken, ProviderType
 from openhands.server.app_services import AppServices
 from openhands.server.conversation_manager.conversation_manager import AgentLoopInfo
 from openhands.server.errors import (
@@ -28,7 +31,11 @@ from openhands.server.models.conversation import (
     ConversationResponse,
     InitSessionRequest,
 )
-from openhands.server.services.conversation_ids import check_conversation_id
+from openhands.server.monitoring import notify
+from openhands.server.services.conversation_ids import (
+    check_conversation_id,
+    generate_unique_conversation_id,
+)
 from openhands.server.services.git_providers import GitProviders
 from openhands.server.services.task_prompts import (
     create_microagent_prompt,
@@ -36,6 +43,7 @@ from openhands.server.services.task_prompts import (
 )
 from openhands.server.session.conversation_init_data import ConversationInitData
 from openhands.server.user_auth.user_auth import AuthType, UserAuth
+from openhands.storage.conversation.file_conversation_store import FileConversationStore
 from openhands.storage.data_models.conversation_metadata import (
     ConversationMetadata,
     ConversationTrigger,
@@ -49,6 +57,13 @@ logger = logging.getLogger(__name__)
 
 KEYLESS_MODEL_PREFIXES = ("bedrock/", "lemonade/")
 _RUNNING = (ConversationStatus.STARTING, ConversationStatus.RUNNING)
+
+
+def create_provider_tokens_object(
+    providers_set: Iterable[ProviderType],
+) -> MappingProxyType[ProviderType, ProviderToken]:
+    """An empty token per provider (the sandbox then knows which providers to expect)."""
+    return MappingProxyType({provider: ProviderToken() for provider in providers_set})
 
 
 class ConversationService:
@@ -90,18 +105,25 @@ class ConversationService:
         self,
         settings: Settings,
         providers_set: Sequence[ProviderType] | None = None,
+        *,
+        provider_tokens: Mapping[ProviderType, ProviderToken] | None = None,
+        custom_secrets: Mapping[str, CustomSecret] | None = None,
         **extra: object,
     ) -> ConversationInitData:
+        """The loop's start data: ``settings`` plus the given tokens and secrets, else the
+        stored ones; without any token, an empty one per provider of ``providers_set``."""
         secrets = await self.user_auth.get_user_secrets()
-        tokens: dict[ProviderType, ProviderToken] = (
-            dict(secrets.provider_tokens) if secrets is not None else {}
-        )
+        if provider_tokens is None and secrets is not None:
+            provider_tokens = secrets.provider_tokens
+        if custom_secrets is None and secrets is not None:
+            custom_secrets = secrets.custom_secrets
+        tokens = dict(provider_tokens or {})
         if not tokens:
-            tokens = {provider: ProviderToken() for provider in providers_set or ()}
+            tokens = dict(create_provider_tokens_object(providers_set or ()))
         return ConversationInitData.from_settings(
             settings,
             git_provider_tokens=tokens,
-            custom_secrets=dict(secrets.custom_secrets) if secrets is not None else {},
+            custom_secrets=dict(custom_secrets or {}),
             **extra,
         )
 
@@ -164,30 +186,13 @@ class ConversationService:
             if not await providers.verify_repository(repository, provider):
                 raise RepositoryAccessError(repository)
 
-        settings = await self.settings_or_raise()
-        key = settings.llm_api_key.get_secret_value().strip() if settings.llm_api_key else ""
-        if not key and not (settings.llm_model or "").startswith(KEYLESS_MODEL_PREFIXES):
-            raise LLMKeyMissingError()
-
-        conversation_id = uuid.uuid4().hex
+        settings = await self.startable_settings()
+        conversation_id = await generate_unique_conversation_id(self.store)
         if request.conversation_id and self.app.server_config.allow_set_conversation_id:
             conversation_id = check_conversation_id(request.conversation_id)
-        user_id = await self.user_id()
-        metadata = await self.load_metadata(conversation_id)
-        if metadata is None:
-            metadata = ConversationMetadata(
-                conversation_id=conversation_id,
-                user_id=user_id,
-                selected_repository=repository,
-                selected_branch=request.selected_branch,
-                git_provider=provider,
-                title=default_title(conversation_id),
-                trigger=trigger,
-            )
-            await self.store.save_metadata(metadata)
-        elif not await self.may_access(metadata):
-            raise ConversationForbiddenError(conversation_id)
-
+        await self.initialize(
+            conversation_id, repository, request.selected_branch, trigger, provider
+        )
         init_data = await self.init_data(
             settings,
             selected_repository=repository,
@@ -197,16 +202,64 @@ class ConversationService:
         )
         if request.mcp_config is not None:
             init_data.mcp_config = request.mcp_config
-        initial_message = None
-        if message or request.image_urls:
-            initial_message = MessageAction(
-                content=message or "", image_urls=list(request.image_urls or [])
-            )
-        loop = await self.manager.maybe_start_agent_loop(
-            conversation_id, init_data, user_id, initial_message, request.replay_json
+        loop = await self.start_loop(
+            conversation_id, init_data, message, request.image_urls, request.replay_json
         )
+        notify(self.app.monitoring_listener.on_create_conversation)
         return ConversationResponse(
             status="ok", conversation_id=conversation_id, conversation_status=loop.status
+        )
+
+    async def startable_settings(self) -> Settings:
+        """The caller's settings, which must exist and (but for keyless models) hold an
+        LLM key: ``SettingsRequiredError`` / ``LLMKeyMissingError`` otherwise."""
+        settings = await self.settings_or_raise()
+        key = settings.llm_api_key.get_secret_value().strip() if settings.llm_api_key else ""
+        if not key and not (settings.llm_model or "").startswith(KEYLESS_MODEL_PREFIXES):
+            raise LLMKeyMissingError()
+        return settings
+
+    async def initialize(
+        self,
+        conversation_id: str,
+        repository: str | None,
+        branch: str | None,
+        trigger: ConversationTrigger = ConversationTrigger.GUI,
+        provider: ProviderType | None = None,
+    ) -> ConversationMetadata:
+        """The conversation's metadata, created (and saved) when missing; another user's
+        conversation is a 403."""
+        metadata = await self.load_metadata(conversation_id)
+        if metadata is None:
+            metadata = ConversationMetadata(
+                conversation_id=conversation_id,
+                user_id=await self.user_id(),
+                selected_repository=repository,
+                selected_branch=branch,
+                git_provider=provider,
+                title=default_title(conversation_id),
+                trigger=trigger,
+            )
+            await self.store.save_metadata(metadata)
+        elif not await self.may_access(metadata):
+            raise ConversationForbiddenError(conversation_id)
+        return metadata
+
+    async def start_loop(
+        self,
+        conversation_id: str,
+        init_data: ConversationInitData,
+        message: str | None = None,
+        image_urls: Sequence[str] | None = None,
+        replay_json: str | None = None,
+    ) -> AgentLoopInfo:
+        initial_message = None
+        if message or image_urls:
+            initial_message = MessageAction(
+                content=message or "", image_urls=list(image_urls or [])
+            )
+        return await self.manager.maybe_start_agent_loop(
+            conversation_id, init_data, await self.user_id(), initial_message, replay_json
         )
 
     # --- read ----------------------------------------------------------------------------
@@ -219,8 +272,14 @@ class ConversationService:
         trigger: ConversationTrigger | None = None,
     ) -> ConversationInfoResultSet:
         # Per-user pages are filtered by owner before slicing, so they stay full.
-        page = await self.store.search(page_id, limit, owner=await self.user_id())
-        items, next_page_id = page.results, page.next_page_id
+        owner = await self.user_id()
+        if isinstance(self.store, FileConversationStore):
+            page = await self.store.search(page_id, limit, owner=owner)
+            items = page.results
+        else:  # a store of the extension point pages over every user's records
+            page = await self.store.search(page_id, limit)
+            items = [m for m in page.results if owner is None or m.user_id == owner]
+        next_page_id = page.next_page_id
         cutoff = datetime.now(UTC) - timedelta(seconds=self.app.config.conversation_max_age_seconds)
         items = [
             m
@@ -366,3 +425,150 @@ class ConversationService:
         elif user_id is not None and metadata.user_id != user_id:
             raise ConversationForbiddenError(conversation_id)
         return metadata.user_id
+
+
+# --- the reference's module functions ------------------------------------------------------
+#
+# Callers name the user by id rather than by request: each function runs a
+# `ConversationService` of the app running in this process for that user.
+
+
+class _KnownUser(UserAuth):
+    """The user a module function was called for (its stores: the running app's classes)."""
+
+    def __init__(self, app: AppServices, user_id: str | None) -> None:
+        super().__init__(
+            app.config,
+            settings_store_cls=app.settings_store_cls,
+            secrets_store_cls=app.secrets_store_cls,
+        )
+        self._user_id = user_id
+
+    async def get_user_id(self) -> str | None:
+        return self._user_id
+
+    @classmethod
+    async def get_instance(cls, request: Request) -> UserAuth:
+        raise TypeError("_KnownUser is made by the conversation functions, not per request")
+
+
+def _service_for(user_id: str | None) -> ConversationService:
+    from openhands.server.app_services import running_services
+
+    app = running_services()
+    if app is None:
+        raise RuntimeError("No OpenHands app is running in this process")
+    return ConversationService(app, _KnownUser(app, user_id))
+
+
+async def initialize_conversation(
+    user_id: str | None,
+    conversation_id: str | None,
+    selected_repository: str | None,
+    selected_branch: str | None,
+    conversation_trigger: ConversationTrigger = ConversationTrigger.GUI,
+    git_provider: ProviderType | None = None,
+) -> ConversationMetadata | None:
+    """The conversation's metadata, created when missing (a new id when None)."""
+    service = _service_for(user_id)
+    conversation_id = conversation_id or await generate_unique_conversation_id(service.store)
+    return await service.initialize(
+        conversation_id, selected_repository, selected_branch, conversation_trigger, git_provider
+    )
+
+
+async def setup_init_conversation_settings(
+    user_id: str | None,
+    conversation_id: str,
+    providers_set: Sequence[ProviderType],
+    provider_tokens: Mapping[ProviderType, ProviderToken] | None = None,
+) -> ConversationInitData:
+    """The start data of ``conversation_id`` from the user's settings and secrets
+    (``MissingSettingsError`` without settings)."""
+    service = _service_for(user_id)
+    settings = await service.settings_or_raise()
+    metadata = await service.load_metadata(conversation_id)
+    return await service.init_data(
+        settings,
+        providers_set,
+        provider_tokens=provider_tokens,
+        selected_repository=metadata.selected_repository if metadata else None,
+        selected_branch=metadata.selected_branch if metadata else None,
+        git_provider=metadata.git_provider if metadata else None,
+    )
+
+
+async def start_conversation(
+    user_id: str | None,
+    git_provider_tokens: Mapping[ProviderType, ProviderToken] | None,
+    custom_secrets: Mapping[str, CustomSecret] | None,
+    initial_user_msg: str | None,
+    image_urls: list[str] | None,
+    replay_json: str | None,
+    conversation_id: str,
+    conversation_metadata: ConversationMetadata,
+    conversation_instructions: str | None,
+    mcp_config: MCPConfig | None = None,
+) -> AgentLoopInfo:
+    """Start (or join) the agent loop of an initialized conversation
+    (``MissingSettingsError`` / ``LLMAuthenticationError`` when it cannot)."""
+    service = _service_for(user_id)
+    settings = await service.startable_settings()
+    init_data = await service.init_data(
+        settings,
+        provider_tokens=git_provider_tokens,
+        custom_secrets=custom_secrets,
+        selected_repository=conversation_metadata.selected_repository,
+        selected_branch=conversation_metadata.selected_branch,
+        git_provider=conversation_metadata.git_provider,
+        conversation_instructions=conversation_instructions,
+    )
+    if mcp_config is not None:
+        init_data.mcp_config = mcp_config
+    return await service.start_loop(
+        conversation_id, init_data, initial_user_msg, image_urls, replay_json
+    )
+
+
+async def create_new_conversation(
+    user_id: str | None,
+    git_provider_tokens: Mapping[ProviderType, ProviderToken] | None,
+    custom_secrets: Mapping[str, CustomSecret] | None,
+    selected_repository: str | None,
+    selected_branch: str | None,
+    initial_user_msg: str | None,
+    image_urls: list[str] | None,
+    replay_json: str | None,
+    conversation_instructions: str | None = None,
+    conversation_trigger: ConversationTrigger = ConversationTrigger.GUI,
+    git_provider: ProviderType | None = None,
+    conversation_id: str | None = None,
+    mcp_config: MCPConfig | None = None,
+) -> AgentLoopInfo:
+    """Create a conversation and start its loop: ``MissingSettingsError`` without stored
+    settings, ``LLMAuthenticationError`` without an LLM key (nothing is created then)."""
+    service = _service_for(user_id)
+    await service.startable_settings()
+    metadata = await initialize_conversation(
+        user_id,
+        conversation_id,
+        selected_repository,
+        selected_branch,
+        conversation_trigger,
+        git_provider,
+    )
+    assert metadata is not None
+    loop = await start_conversation(
+        user_id,
+        git_provider_tokens,
+        custom_secrets,
+        initial_user_msg,
+        image_urls,
+        replay_json,
+        metadata.conversation_id,
+        metadata,
+        conversation_instructions,
+        mcp_config,
+    )
+    notify(service.app.monitoring_listener.on_create_conversation)
+    return loop

@@ -20,6 +20,19 @@ async def store_feedback(
     request: FeedbackRequest,
     trajectory: list[dict[str, Any]] | None,
 ) -> FeedbackResponse:
+    return await asyncio.to_thread(
+        write_feedback, file_store, folder, conversation_id, request, trajectory
+    )
+
+
+def write_feedback(
+    file_store: FileStore,
+    folder: str,
+    conversation_id: str | None,
+    request: FeedbackRequest,
+    trajectory: list[dict[str, Any]] | None,
+) -> FeedbackResponse:
+    """Write one feedback record (blocking); the answer names it and its password."""
     feedback_id = uuid.uuid4().hex
     password = secrets.token_urlsafe(12)
     record = {
@@ -30,11 +43,12 @@ async def store_feedback(
         "version": request.version,
         "permissions": request.permissions,
         "polarity": request.polarity,
+        "feedback": request.feedback,
         "password": password,
         "trajectory": request.trajectory if request.trajectory is not None else trajectory,
     }
     path = f"{folder.strip('/')}/{feedback_id}.json"
-    await asyncio.to_thread(file_store.write, path, json.dumps(record))
+    file_store.write(path, json.dumps(record))
     return FeedbackResponse(
         body=FeedbackBody(
             message="Feedback stored locally", feedback_id=feedback_id, password=password

@@ -9,6 +9,8 @@ is a thin layer over these functions, and tests can call them directly.
 from __future__ import annotations
 
 import base64
+import os
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -18,7 +20,7 @@ from openhands.integrations.provider import ProviderToken, ProviderType
 from openhands.server.errors import InvalidConversationIdError, ProviderTokenRequiredError
 from openhands.server.services.conversation_ids import check_conversation_id
 from openhands.server.services.git_providers import GitHubClient
-from openhands.storage.secrets.file_secrets_store import FileSecretsStore
+from openhands.server.types import AppMode
 
 if TYPE_CHECKING:
     from openhands.server.app_services import AppServices
@@ -206,7 +208,8 @@ class ConversationPullRequests:
     async def token(self, provider: ProviderType) -> ProviderToken:
         """The stored token of the conversation's owner (the request carries no user)."""
         metadata = await self.metadata()
-        store = await FileSecretsStore.get_instance(self.services.config, metadata.user_id)
+        store_cls = self.services.secrets_store_cls
+        store = await store_cls.get_instance(self.services.config, metadata.user_id)
         secrets = await store.load()
         token = (secrets.provider_tokens if secrets else {}).get(provider)
         if token is None or not token.has_token:
@@ -262,3 +265,46 @@ async def open_bitbucket_pr(
     created = await create_bitbucket_pr(await conversation.token(ProviderType.BITBUCKET), **fields)
     await conversation.record(created.number)
     return created
+
+
+# --- reference helpers ---------------------------------------------------------------------
+
+# The public web host of a SaaS deployment (env `WEB_HOST`) and a conversation's URL there.
+HOST = f"https://{os.getenv('WEB_HOST', 'app.all-hands.dev').strip()}"
+CONVERSATION_URL = HOST + "/conversations/{}"
+_NUMBER_IN_URL = re.compile(r"(?:pull|merge_requests|pull-requests)/(\d+)")
+
+
+async def get_conversation_link(
+    service: Any, conversation_id: str, body: str, app_mode: AppMode = AppMode.OSS
+) -> str:
+    """``body`` with a link back to the conversation for the user ``service.get_user()``
+    names (``@login``) — only in SaaS mode, where the conversation has a public URL
+    (``CONVERSATION_URL``); unchanged otherwise."""
+    if app_mode != AppMode.SAAS:
+        return body
+    user = await service.get_user()
+    link = CONVERSATION_URL.format(conversation_id)
+    return f"{body}\n\n@{user.login} can click here to [continue refining the PR]({link})"
+
+
+async def save_pr_metadata(
+    user_id: str | None,
+    conversation_id: str,
+    tool_result: str,
+    services: AppServices | None = None,
+) -> None:
+    """Append the PR/MR number found in ``tool_result`` (a PR/MR URL or a text holding
+    one) to the conversation's ``pr_number``; nothing when no number is found.
+    ``services`` defaults to the running app's; ``user_id`` is not needed (metadata lives
+    under the conversation id)."""
+    match = _NUMBER_IN_URL.search(tool_result)
+    if match is None:
+        return
+    if services is None:
+        from openhands.server.app_services import running_services
+
+        services = running_services()
+        if services is None:
+            raise RuntimeError("No OpenHands app is running in this process")
+    await ConversationPullRequests(services, conversation_id).record(int(match.group(1)))

@@ -1,15 +1,28 @@
-"""Settings and secrets of the caller (server-api §6.5)."""
+"""Settings and secrets of the caller (server-api §6.5).
+
+The module functions are the steps the reference names (``store_llm_settings``,
+``convert_to_settings``, ``invalidate_legacy_secrets_store``, ``check_provider_tokens``,
+``process_token_validation_result``); ``SettingsService`` composes them for the routes,
+and ``routes/settings.py`` / ``routes/secrets.py`` re-export them under the reference paths.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 from pydantic import SecretStr
 
 from openhands.core.config import OpenHandsConfig
 from openhands.integrations.provider import ProviderToken, ProviderType
-from openhands.server.errors import InvalidProviderTokenError, SettingsNotFoundError
+from openhands.server.errors import (
+    ErrorBodyError,
+    InvalidProviderTokenError,
+    SettingsNotFoundError,
+)
 from openhands.server.models.settings import (
     CustomSecretName,
     CustomSecretNames,
+    ProviderTokenInput,
     ProviderTokensRequest,
     SettingsResponse,
 )
@@ -17,6 +30,91 @@ from openhands.server.services.git_providers import GitHubClient, is_plausible_t
 from openhands.server.user_auth.user_auth import UserAuth
 from openhands.storage.data_models.settings import Settings
 from openhands.storage.data_models.user_secrets import UserSecrets
+from openhands.storage.secrets.secrets_store import SecretsStore
+from openhands.storage.settings.settings_store import SettingsStore
+
+DEFAULT_GITHUB_API_URL = "https://api.github.com"
+
+
+async def store_llm_settings(settings: Settings, settings_store: SettingsStore) -> Settings:
+    """``settings`` as the new full settings: the stored LLM key, model and base URL (and
+    search key and analytics consent) stay where ``settings`` has null. Not stored."""
+    return settings.merge_update(await settings_store.load())
+
+
+def convert_to_settings(settings_with_token_data: Settings) -> Settings:
+    """A plain ``Settings`` of the settings fields alone: response-only fields (``*_set``)
+    and the legacy ``secrets_store`` (provider tokens, custom secrets) are dropped."""
+    fields = {
+        name: getattr(settings_with_token_data, name)
+        for name in Settings.model_fields
+        if name != "secrets_store"
+    }
+    return Settings.model_validate(fields)
+
+
+async def invalidate_legacy_secrets_store(
+    settings: Settings, settings_store: SettingsStore, secrets_store: SecretsStore
+) -> Settings | None:
+    """Provider tokens once lived in settings.json: move them to the secrets store (a
+    stored token of the same provider wins) and store the settings without them. Returns
+    the cleaned settings, or None when there was nothing to move."""
+    legacy = settings.secrets_store.provider_tokens
+    if not legacy:
+        return None
+    secrets = await secrets_store.load() or UserSecrets()
+    await secrets_store.store(
+        secrets.model_copy(update={"provider_tokens": {**legacy, **secrets.provider_tokens}})
+    )
+    cleaned = settings.model_copy(update={"secrets_store": UserSecrets()})
+    await settings_store.store(cleaned)
+    return cleaned
+
+
+def process_token_validation_result(
+    confirmed_token_type: ProviderType | None, token_type: ProviderType
+) -> str:
+    """'' when the token was confirmed as a ``token_type`` token, else the error text."""
+    if confirmed_token_type is None or confirmed_token_type != token_type:
+        return str(InvalidProviderTokenError(token_type.value))
+    return ""
+
+
+async def _confirmed_type(
+    provider: ProviderType, token: ProviderToken, github_api_url: str
+) -> ProviderType | None:
+    secret = token.token.get_secret_value() if token.token else ""
+    if not is_plausible_token(secret):
+        return None
+    # Only GitHub tokens are checked with the provider (no other provider is reachable).
+    if (
+        provider is ProviderType.GITHUB
+        and not await GitHubClient(token, github_api_url).verify_token()
+    ):
+        return None
+    return provider
+
+
+def _incoming_token(entry: ProviderTokenInput) -> ProviderToken:
+    return ProviderToken(token=SecretStr(entry.token) if entry.token else None, host=entry.host)
+
+
+async def check_provider_tokens(
+    incoming_provider_tokens: ProviderTokensRequest,
+    existing_provider_tokens: Mapping[ProviderType, ProviderToken] | None,
+    github_api_url: str = DEFAULT_GITHUB_API_URL,
+) -> str:
+    """'' when every incoming token may be stored, else the error text of the first one
+    that may not. An empty incoming token keeps the stored one (``existing_provider_tokens``)
+    and is not checked."""
+    for provider, entry in incoming_provider_tokens.provider_tokens.items():
+        if not entry.token:
+            continue
+        confirmed = await _confirmed_type(provider, _incoming_token(entry), github_api_url)
+        message = process_token_validation_result(confirmed, provider)
+        if message:
+            return message
+    return ""
 
 
 class SettingsService:
@@ -38,17 +136,10 @@ class SettingsService:
         settings = await store.load()
         if settings is None:
             raise SettingsNotFoundError()
-        legacy = settings.secrets_store.provider_tokens
-        if legacy:
-            # Tokens once lived in settings.json: move them to secrets.json.
-            secrets = await self._secrets()
-            await self._store_secrets(
-                secrets.model_copy(
-                    update={"provider_tokens": {**legacy, **secrets.provider_tokens}}
-                )
-            )
-            settings = settings.model_copy(update={"secrets_store": UserSecrets()})
-            await store.store(settings)
+        cleaned = await invalidate_legacy_secrets_store(
+            settings, store, await self.user_auth.get_secrets_store()
+        )
+        settings = cleaned or settings
         secrets = await self._secrets()
         merged = settings.with_config_mcp(self.config.mcp)
         body = merged.model_dump(exclude={"llm_api_key", "search_api_key", "sandbox_api_key"})
@@ -61,7 +152,7 @@ class SettingsService:
 
     async def store(self, incoming: Settings) -> None:
         store = await self.user_auth.get_user_settings_store()
-        merged = incoming.merge_update(await store.load())
+        merged = await store_llm_settings(incoming, store)
         await store.store(merged)
         # Process-wide defaults for sessions started later.
         if merged.remote_runtime_resource_factor in (1, 2, 4, 8):
@@ -103,18 +194,13 @@ class SettingsService:
     # --- provider tokens -----------------------------------------------------------------
 
     async def store_provider_tokens(self, request: ProviderTokensRequest) -> None:
-        incoming: dict[ProviderType, ProviderToken] = {}
-        for provider, entry in request.provider_tokens.items():
-            if entry.token and not is_plausible_token(entry.token):
-                raise InvalidProviderTokenError(provider.value)
-            token = ProviderToken(
-                token=SecretStr(entry.token) if entry.token else None, host=entry.host
-            )
-            checkable = token.has_token and provider is ProviderType.GITHUB
-            if checkable and not await GitHubClient(token, self.github_api_url).verify_token():
-                raise InvalidProviderTokenError(provider.value)
-            incoming[provider] = token
         secrets = await self._secrets()
+        message = await check_provider_tokens(request, secrets.provider_tokens, self.github_api_url)
+        if message:
+            raise ErrorBodyError(message, 401)
+        incoming = {
+            provider: _incoming_token(entry) for provider, entry in request.provider_tokens.items()
+        }
         await self._store_secrets(secrets.with_provider_tokens(incoming))
 
     async def unset_provider_tokens(self) -> None:

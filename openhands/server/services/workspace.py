@@ -33,9 +33,9 @@ from openhands.runtime.utils.files import (
 from openhands.server.errors import ErrorBodyError
 from openhands.server.models.files import GitChange, GitDiff, SkippedFile, UploadResult
 
-IGNORED_ENTRIES = frozenset(
-    {".git/", ".DS_Store", "node_modules/", "__pycache__/", "lost+found/", ".vscode/"}
-)
+# Entries the workspace listing leaves out (the reference's `file_config.FILES_TO_IGNORE`).
+FILES_TO_IGNORE = [".git/", ".DS_Store", "node_modules/", "__pycache__/", "lost+found/", ".vscode/"]
+IGNORED_ENTRIES = frozenset(FILES_TO_IGNORE)
 
 
 def _require(runtime: Any) -> Any:
@@ -139,6 +139,15 @@ async def select_file(runtime: Any, workspace: str, file: str) -> str:
     raise ErrorBodyError(f"Error opening file: {observation}")
 
 
+def extension_allowed(name: str, allowed: Iterable[str], restrict: bool = True) -> bool:
+    """Whether uploads may have ``name``'s extension: any when not restricted or when
+    ``.*`` is allowed; otherwise the lower-cased extension must be listed."""
+    allowed = list(allowed)
+    if not restrict or ".*" in allowed:
+        return True
+    return os.path.splitext(name)[1].lower() in [ext.lower() for ext in allowed]
+
+
 def _upload_refusal(name: str, size: int, config: OpenHandsConfig) -> str | None:
     if not name or name != os.path.basename(name) or name in (".", ".."):
         return "Invalid file name"
@@ -149,11 +158,10 @@ def _upload_refusal(name: str, size: int, config: OpenHandsConfig) -> str | None
     limit_mb = config.file_uploads_max_file_size_mb
     if limit_mb and size > limit_mb * 1024 * 1024:
         return f"File size exceeds the limit of {limit_mb}MB"
-    if config.file_uploads_restrict_file_types:
-        allowed = config.file_uploads_allowed_extensions
-        extension = os.path.splitext(name)[1].lower()
-        if ".*" not in allowed and extension not in allowed:
-            return "Invalid file type"
+    if not extension_allowed(
+        name, config.file_uploads_allowed_extensions, config.file_uploads_restrict_file_types
+    ):
+        return "Invalid file type"
     return None
 
 

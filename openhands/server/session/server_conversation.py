@@ -24,6 +24,12 @@ class ServerConversation:
     owns_runtime: bool = False
     security_analyzer: Any = None
 
+    async def connect(self) -> None:
+        """Connect a runtime this handle owns (one attached for REST calls); a running
+        loop's runtime is already connected."""
+        if self.owns_runtime and self.runtime is not None:
+            await self.runtime.connect()
+
     async def disconnect(self) -> None:
         if not self.owns_runtime:
             return

@@ -21,6 +21,7 @@ from openhands.events.observation import AgentStateChangedObservation
 from openhands.events.serialization import event_to_dict
 from openhands.events.stream import EventStreamSubscriber
 from openhands.server.models.socket import ErrorPayload, StatusUpdate, TitleUpdate
+from openhands.server.monitoring import MonitoringListener, notify
 from openhands.server.session.agent_session import AgentSession
 from openhands.server.session.conversation_init_data import ConversationInitData
 from openhands.server.session.delivery import RoomDelivery
@@ -47,8 +48,10 @@ class Session:
         delivery: RoomDelivery,
         user_id: str | None = None,
         agent_session_cls: type[AgentSession] = AgentSession,
+        monitoring_listener: MonitoringListener | None = None,
     ) -> None:
         self.sid = sid
+        self.monitoring_listener = monitoring_listener or MonitoringListener()
         self.user_id = user_id
         self.config = config
         self.delivery = delivery
@@ -86,18 +89,23 @@ class Session:
         initial_message: MessageAction | None = None,
         replay_json: str | None = None,
     ) -> None:
+        started = time.monotonic()
+        success = False
         try:
             await self.agent_session.start(self.config, init_data, initial_message, replay_json)
+            success = not getattr(self.agent_session, "start_failed", False)
         except MicroagentError as error:
             await self.send_error(f"Failed to create agent session: {error}")
         except Exception as error:
             logger.exception("Failed to start the agent session of %s", self.sid)
             await self.send_error(f"Failed to create agent session: {type(error).__name__}")
+        notify(self.monitoring_listener.on_agent_session_start, success, time.monotonic() - started)
 
     # --- events to the browser -----------------------------------------------------------
 
     def _on_event(self, event: Event) -> None:
         """Runs on the stream's worker thread, one event at a time in id order."""
+        notify(self.monitoring_listener.on_session_event, event)
         payload = live_payload(event)
         if payload is not None:
             self._enqueue(payload)

@@ -9,14 +9,19 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jwt
 from pydantic import SecretStr
 
 from openhands.core.config import OpenHandsConfig
 from openhands.server.errors import NotAuthenticatedError
-from openhands.server.user_auth.user_auth import AuthType, UserAuth, UserAuthFactory
+from openhands.server.user_auth.user_auth import AuthType, HeaderUserAuthFactory, UserAuth
+from openhands.storage.secrets.secrets_store import SecretsStore
+from openhands.storage.settings.settings_store import SettingsStore
+
+if TYPE_CHECKING:
+    from starlette.requests import Request
 
 ALGORITHM = "HS256"
 # User ids become path segments of the file store (users/<id>/...).
@@ -41,9 +46,17 @@ def create_user_token(
 
 class JwtUserAuth(UserAuth):
     def __init__(
-        self, config: OpenHandsConfig, token: str | None, auth_type: AuthType | None
+        self,
+        config: OpenHandsConfig | None,
+        token: str | None,
+        auth_type: AuthType | None,
+        *,
+        settings_store_cls: type[SettingsStore] | None = None,
+        secrets_store_cls: type[SecretsStore] | None = None,
     ) -> None:
-        super().__init__(config)
+        super().__init__(
+            config, settings_store_cls=settings_store_cls, secrets_store_cls=secrets_store_cls
+        )
         self._token = token
         self._auth_type = auth_type
         self._claims: dict[str, Any] | None = None
@@ -84,20 +97,44 @@ class JwtUserAuth(UserAuth):
     def get_auth_type(self) -> AuthType | None:
         return self._auth_type
 
+    @classmethod
+    async def get_instance(cls, request: Request) -> UserAuth:
+        from openhands.server import shared
 
-class JwtUserAuthFactory(UserAuthFactory):
-    def __init__(self, config: OpenHandsConfig, cookie_name: str) -> None:
+        factory = JwtUserAuthFactory(shared.config, shared.server_config.auth_cookie_name)
+        return factory.from_headers(request.headers, request.cookies)
+
+
+class JwtUserAuthFactory(HeaderUserAuthFactory):
+    def __init__(
+        self,
+        config: OpenHandsConfig,
+        cookie_name: str,
+        settings_store_cls: type[SettingsStore] | None = None,
+        secrets_store_cls: type[SecretsStore] | None = None,
+    ) -> None:
         self.config = config
         self.cookie_name = cookie_name
+        self.settings_store_cls = settings_store_cls
+        self.secrets_store_cls = secrets_store_cls
+
+    def _auth(self, token: str | None, auth_type: AuthType | None) -> JwtUserAuth:
+        return JwtUserAuth(
+            self.config,
+            token,
+            auth_type,
+            settings_store_cls=self.settings_store_cls,
+            secrets_store_cls=self.secrets_store_cls,
+        )
 
     def from_headers(
         self, headers: Mapping[str, str], cookies: Mapping[str, str], token: str | None = None
     ) -> UserAuth:
         if token:
-            return JwtUserAuth(self.config, token, AuthType.BEARER)
+            return self._auth(token, AuthType.BEARER)
         authorization = headers.get("authorization", "")
         scheme, _, credentials = authorization.partition(" ")
         if scheme.lower() == "bearer" and credentials.strip():
-            return JwtUserAuth(self.config, credentials.strip(), AuthType.BEARER)
+            return self._auth(credentials.strip(), AuthType.BEARER)
         cookie = cookies.get(self.cookie_name)
-        return JwtUserAuth(self.config, cookie, AuthType.COOKIE if cookie else None)
+        return self._auth(cookie, AuthType.COOKIE if cookie else None)

@@ -148,7 +148,8 @@ def test_no_example_for_openhands_lm_and_devstral(
         seen.update(kwargs)
         return real_completion(**kwargs)
 
-    monkeypatch.setattr(litellm, "completion", recording_completion)
+    # The LLM binds openhands.llm.llm.litellm_completion when it is created.
+    monkeypatch.setattr("openhands.llm.llm.litellm_completion", recording_completion)
     scripted_llm.push(s.text("ok"))
     _mock_llm(scripted_llm, model=model).completion(
         messages=CONVERSATION, tools=DEFAULT_TOOLS, tool_choice="auto"

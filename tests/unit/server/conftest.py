@@ -84,13 +84,14 @@ def build_app(
 ) -> FastAPI:
     session_cls = fake_agent_session_cls(workspace, connect=connect)
 
-    def manager_factory(sio: Any, cfg: Any, store: Any, srv: ServerConfig) -> Any:
+    def manager_factory(sio: Any, cfg: Any, store: Any, srv: ServerConfig, listener: Any) -> Any:
         return StandaloneConversationManager(
             sio,
             cfg,
             store,
             cleanup_interval=srv.cleanup_interval_seconds,
             agent_session_cls=session_cls,
+            monitoring_listener=listener,
         )
 
     return create_app(config, server, manager_factory=manager_factory)

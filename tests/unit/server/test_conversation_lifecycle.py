@@ -91,7 +91,7 @@ async def harness_with(
 ) -> AsyncIterator[Harness]:
     cls = session_cls(workspace, sandboxes)
 
-    def manager_factory(sio: Any, cfg: Any, store: Any, srv: ServerConfig) -> Any:
+    def manager_factory(sio: Any, cfg: Any, store: Any, srv: ServerConfig, listener: Any) -> Any:
         return StandaloneConversationManager(
             sio, cfg, store, cleanup_interval=srv.cleanup_interval_seconds, agent_session_cls=cls
         )
