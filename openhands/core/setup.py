@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from openhands.controller.agent import Agent
     from openhands.controller.agent_controller import AgentController
     from openhands.controller.state.state import State
+    from openhands.integrations.provider import PROVIDER_TOKEN_TYPE
     from openhands.llm.conversation_stats import ConversationStats
     from openhands.llm.llm_registry import LLMRegistry
     from openhands.memory.memory import Memory
@@ -323,6 +324,29 @@ def create_runtime(
     builder.llm_registry = llm_registry
     builder.agent = agent
     return builder.build_runtime(git_provider_tokens=git_provider_tokens)
+
+
+def get_provider_tokens() -> PROVIDER_TOKEN_TYPE | None:
+    """Git provider tokens from the environment (``GITHUB_TOKEN``, ``GITLAB_TOKEN``,
+    ``BITBUCKET_TOKEN``), for headless and terminal runs; None when none is set."""
+    import os
+    from types import MappingProxyType
+
+    from pydantic import SecretStr
+
+    from openhands.integrations.provider import ProviderToken
+    from openhands.integrations.service_types import ProviderType
+
+    tokens = {
+        provider: ProviderToken(token=SecretStr(value))
+        for provider, variable in (
+            (ProviderType.GITHUB, "GITHUB_TOKEN"),
+            (ProviderType.GITLAB, "GITLAB_TOKEN"),
+            (ProviderType.BITBUCKET, "BITBUCKET_TOKEN"),
+        )
+        if (value := os.environ.get(variable, "").strip())
+    }
+    return MappingProxyType(tokens) if tokens else None
 
 
 def initialize_repository_for_runtime(

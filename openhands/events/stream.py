@@ -335,3 +335,11 @@ class EventStream(EventStore):
             self._delivery_order = []
         for cb in callbacks:
             cb.stop(drop_pending=True)
+
+
+async def session_exists(sid: str, file_store: FileStore, user_id: str | None = None) -> bool:
+    """Whether the conversation ``sid`` has anything stored (the reference's async form of
+    :func:`openhands.storage.locations.session_exists`)."""
+    from openhands.storage.locations import session_exists as exists
+
+    return await asyncio.to_thread(exists, sid, file_store, user_id)

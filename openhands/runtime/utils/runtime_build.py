@@ -39,6 +39,7 @@ from openhands.runtime.utils.runtime_hash import (
     get_hash_for_lock_files,
     get_hash_for_source_files,
     get_runtime_image_repo,
+    get_runtime_image_repo_and_tag,  # noqa: F401  (public name of this module too)
     get_tag_for_versioned_image,
     iter_source_files,
     truncate_hash,
