@@ -9,26 +9,12 @@ from fastapi import APIRouter, Depends
 
 from openhands.server.dependencies import Services, check_session_api_key
 from openhands.server.models.options import WebConfig
+from openhands.utils.llm import OPENHANDS_MODELS
 
 public_api_router = APIRouter(
     prefix="/api/options", tags=["options"], dependencies=[Depends(check_session_api_key)]
 )
 
-OPENHANDS_MODELS = (
-    "openhands/claude-sonnet-4-20250514",
-    "openhands/claude-sonnet-4-5-20250929",
-    "openhands/claude-opus-4-20250514",
-    "openhands/gpt-5-2025-08-07",
-    "openhands/gpt-5-mini-2025-08-07",
-    "openhands/o3",
-    "openhands/o4-mini",
-    "openhands/gemini-2.5-pro",
-    "openhands/devstral-small-2505",
-    "openhands/devstral-small-2507",
-    "openhands/devstral-medium-2507",
-    "openhands/kimi-k2-0711-preview",
-    "openhands/qwen3-coder-480b",
-)
 DEFAULT_AGENTS = (
     "BrowsingAgent",
     "CodeActAgent",
