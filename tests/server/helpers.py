@@ -7,7 +7,7 @@ import asyncio
 import re
 import time
 import uuid
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
@@ -165,10 +165,13 @@ async def wait_agent_state(
     state: str,
     after_id: int = -1,
     timeout: float = START_TIMEOUT,
+    until: Callable[[list[dict[str, Any]]], bool] | None = None,
     **kwargs: Any,
 ) -> list[dict[str, Any]]:
     """Poll the stored events until an ``agent_state_changed`` to ``state`` with an id above
-    ``after_id`` is the latest state change; returns every stored event."""
+    ``after_id`` is the latest state change (and ``until(events)`` holds, when given: the
+    controller announces a state before it stores the action that caused it, as 0.59 does);
+    returns every stored event."""
     deadline = time.monotonic() + timeout
     events: list[dict[str, Any]] = []
     while time.monotonic() < deadline:
@@ -178,7 +181,8 @@ async def wait_agent_state(
             for e in events
             if e.get("observation") == "agent_state_changed" and e["id"] > after_id
         ]
-        if changes and changes[-1]["extras"]["agent_state"] == state:
+        settled = bool(changes) and changes[-1]["extras"]["agent_state"] == state
+        if settled and (until is None or until(events)):
             return events
         await asyncio.sleep(0.25)
     raise AssertionError(

@@ -101,7 +101,11 @@ async def test_the_chosen_analyzer_decides_what_asks_for_confirmation(
             )
             assert sent.status_code == 200, sent.text
             events = await wait_agent_state(
-                http, conversation_id, "awaiting_user_confirmation", before
+                http,
+                conversation_id,
+                "awaiting_user_confirmation",
+                before,
+                until=lambda stored: bool(_runs(stored, "echo high-risk")),
             )
             high = _runs(events, "echo high-risk")
             assert len(high) == 1, [
