@@ -206,6 +206,11 @@ class AgentController:
     def get_agent_state(self) -> AgentState:
         return self.state.agent_state
 
+    @property
+    def pending_action(self) -> Action | None:
+        """The action the agent waits on (an observation, or the user's confirmation)."""
+        return self._pending_action
+
     def save_state(self) -> None:
         self.state_tracker.save_state()
 

@@ -9,6 +9,7 @@ if TYPE_CHECKING:
 
 # name in config → "module:Class"; imported on demand so `docker` is only needed when used.
 _RUNTIMES = {
+    "cli": "openhands.runtime.impl.cli.cli_runtime:CLIRuntime",
     "docker": "openhands.runtime.impl.docker.docker_runtime:DockerRuntime",
     "eventstream": "openhands.runtime.impl.docker.docker_runtime:DockerRuntime",
     "local": "openhands.runtime.impl.local.local_runtime:LocalRuntime",

@@ -8,9 +8,11 @@ from typing import Annotated, Any, Union, get_args, get_origin
 from pydantic import BaseModel, PlainSerializer, SecretStr, SerializationInfo
 from pydantic.fields import FieldInfo
 
+# Defined with the command-line parsers, which must not import this package.
+from openhands.core.arguments import DEFAULT_CONFIG_FILE as DEFAULT_CONFIG_FILE
+
 OH_DEFAULT_AGENT = "CodeActAgent"
 OH_MAX_ITERATIONS = 500
-DEFAULT_CONFIG_FILE = "config.toml"
 
 # Serialization context key that reveals secrets in JSON dumps:
 # ``model.model_dump(mode="json", context={EXPOSE_SECRETS: True})``.

@@ -147,9 +147,11 @@ class StandaloneConversationManager(ConversationManager):
             # A running loop: borrow its stream and runtime; nothing to release later.
             return ServerConversation(
                 sid,
-                session.event_stream,
-                session.agent_session.runtime,
+                self.file_store,
+                self.config,
                 user_id,
+                event_stream=session.event_stream,
+                runtime=session.agent_session.runtime,
                 security_analyzer=session.agent_session.security_analyzer,
             )
         async with self._lock:
@@ -169,27 +171,18 @@ class StandaloneConversationManager(ConversationManager):
 
     async def _attach_runtime(self, sid: str, user_id: str | None) -> ServerConversation | None:
         """A runtime in attach-to-existing mode; None when no sandbox answers."""
+        conversation: ServerConversation | None = None
         try:
-            from openhands.events.stream import EventStream
-            from openhands.llm.llm_registry import LLMRegistry
-            from openhands.runtime import get_runtime_cls
-
-            runtime_cls = get_runtime_cls(self.config.runtime)
-            stream = EventStream(sid, self.file_store, user_id)
-            runtime = runtime_cls(
-                config=self.config,
-                event_stream=stream,
-                llm_registry=LLMRegistry(self.config),
-                sid=sid,
-                attach_to_existing=True,
-                headless_mode=False,
-                user_id=user_id,
+            conversation = await asyncio.to_thread(
+                ServerConversation, sid, self.file_store, self.config, user_id
             )
-            await runtime.connect()
+            await conversation.connect()
         except Exception as error:
             logger.info("No sandbox to attach to for %s: %s", sid, error)
+            if conversation is not None:
+                await conversation.disconnect()
             return None
-        return ServerConversation(sid, stream, runtime, user_id, owns_runtime=True)
+        return conversation
 
     async def detach_from_conversation(self, conversation: ServerConversation) -> None:
         if not conversation.owns_runtime:

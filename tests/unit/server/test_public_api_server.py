@@ -403,7 +403,7 @@ def test_file_config(tmp_path: Path) -> None:
     assert workspace.extension_allowed("a.js", [".*"]) is True
 
 
-async def test_server_conversation_connect_and_disconnect() -> None:
+async def test_server_conversation_connect_and_disconnect(tmp_path: Path) -> None:
     from openhands.server.session import server_conversation
     from openhands.server.session.conversation import ServerConversation
 
@@ -420,12 +420,26 @@ async def test_server_conversation_connect_and_disconnect() -> None:
         def close(self) -> None:
             self.closed = True
 
-    runtime = Runtime()
-    conversation = ServerConversation("s", None, runtime, owns_runtime=True)  # type: ignore[arg-type]
+    from openhands.core.config import OpenHandsConfig
+    from openhands.storage.memory import InMemoryFileStore
+
+    # A running loop's runtime is borrowed: connect and disconnect leave it alone.
+    store = InMemoryFileStore()
+    config = OpenHandsConfig(runtime="cli", workspace_base=str(tmp_path))
+    borrowed = Runtime()
+    conversation = ServerConversation("s", store, config, None, runtime=borrowed)  # type: ignore[arg-type]
+    assert not conversation.owns_runtime and conversation.security_analyzer is None
     await conversation.connect()
     await conversation.disconnect()
-    assert runtime.connected and runtime.closed
-    assert conversation.security_analyzer is None
+    assert not borrowed.connected and not borrowed.closed
+
+    # Without a runtime it attaches one of the configured kind and owns it.
+    attached = ServerConversation("s", store, config, "u")
+    assert attached.owns_runtime and attached.runtime.attach_to_existing
+    assert type(attached.runtime).__name__ == "CLIRuntime"
+    assert attached.event_stream.sid == "s" and attached.event_stream.user_id == "u"
+    await attached.disconnect()
+    assert attached.runtime.closed
 
 
 async def test_routes_mcp_alias(harness) -> None:

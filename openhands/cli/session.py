@@ -1,0 +1,519 @@
+"""One conversation in the terminal (cli.md §5–§11): ``run_session``.
+
+The prompt opens at once while the conversation is assembled in the background, with the
+same ``openhands.core.setup`` factories as headless runs and the server. Events come from
+the stream's threads; they are handed to this loop and handled one at a time, so prompts
+and menus never overlap. ``openhands.cli.main`` re-exports ``run_session`` and
+``cleanup_session`` (their reference home).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import importlib
+import threading
+from collections import deque
+from dataclasses import dataclass, field
+from functools import partial
+from typing import TYPE_CHECKING
+
+from prompt_toolkit import print_formatted_text
+from prompt_toolkit.formatted_text import HTML
+from prompt_toolkit.shortcuts import clear
+
+from openhands.cli.commands import handle_commands
+from openhands.cli.tui import (
+    UsageMetrics,
+    display_agent_running_message,
+    display_banner,
+    display_event,
+    display_initial_user_prompt,
+    display_initialization_animation,
+    display_runtime_initialization_message,
+    display_welcome_message,
+    read_confirmation_input,
+    read_prompt_input,
+    start_pause_listener,
+    stop_pause_listener,
+)
+from openhands.cli.utils import update_usage_metrics
+from openhands.core.config import OpenHandsConfig
+from openhands.core.logger import openhands_logger as logger
+from openhands.core.loop import run_agent_until_done
+from openhands.core.schema import AgentState
+from openhands.core.schema.exit_reason import ExitReason
+from openhands.core.setup import (
+    create_agent,
+    create_controller,
+    create_file_store,
+    create_memory,
+    create_registry_and_conversation_stats,
+    create_runtime,
+    generate_sid,
+    initialize_repository_for_runtime,
+    restore_state,
+)
+from openhands.events.action import Action, ChangeAgentStateAction, MessageAction
+from openhands.events.action.action import ActionSecurityRisk
+from openhands.events.event import Event, EventSource
+from openhands.events.observation import AgentStateChangedObservation
+from openhands.events.stream import EventStreamSubscriber
+
+if TYPE_CHECKING:
+    from openhands.controller.agent import Agent
+    from openhands.controller.agent_controller import AgentController
+    from openhands.controller.state.state import State
+    from openhands.memory.memory import Memory
+    from openhands.runtime.base import Runtime
+    from openhands.storage.settings.file_settings_store import FileSettingsStore
+
+AUTH_ERROR_TEXT = "Authentication error with the LLM provider. Please check your API key."
+OPENHANDS_KEYS_HINT = (
+    "If you use OpenHands models, get an API key at https://app.all-hands.dev/settings/api-keys"
+)
+RESUME_AFTER_ERROR_MESSAGE = (
+    "The previous session of this conversation ended with an error. Do not pick the task up "
+    "again on your own: tell me briefly what you were doing, and ask me how to go on."
+)
+# Prompting waits in these states; the session ends in the last two.
+PROMPT_STATES = frozenset({AgentState.AWAITING_USER_INPUT, AgentState.FINISHED, AgentState.PAUSED})
+END_STATES = (AgentState.STOPPED, AgentState.ERROR)
+
+
+# How long a confirmation question waits for the held action's event to be shown first.
+ACTION_WAIT_SECONDS = 10.0
+
+
+def _is_published_when_held(action: Action) -> bool:
+    """Whether an action awaiting confirmation is stored (and shown) before the answer:
+    only actions whose wire form can say so; the controller keeps the others back."""
+    return any(f.name == "confirmation_state" for f in dataclasses.fields(action))
+
+
+class CLIStartError(Exception):
+    """Start-up failed for a reason the user can fix; the message says what to do."""
+
+
+# --- one session --------------------------------------------------------------------------
+
+
+@dataclass
+class _Parts:
+    agent: Agent
+    runtime: Runtime
+    memory: Memory
+    controller: AgentController
+    initial_state: State | None
+
+
+@dataclass
+class _SessionState:
+    """What one session remembers between events (never saved)."""
+
+    usage_metrics: UsageMetrics = field(default_factory=UsageMetrics)
+    exit_reason: ExitReason = ExitReason.INTENTIONAL
+    new_session_requested: bool = False
+    reload_microagents: bool = False
+    always_confirm: bool = False
+    auto_highrisk_confirm: bool = False
+    prompt_open: bool = False
+
+
+@dataclass
+class _PromptRequest:
+    """Queued instead of an event: open the prompt at start, handling ``first_input``
+    (what the user typed while the conversation was being assembled) first."""
+
+    first_input: str | None = None
+
+
+async def run_session(
+    loop: asyncio.AbstractEventLoop,
+    config: OpenHandsConfig,
+    settings_store: FileSettingsStore,
+    current_dir: str,
+    task_content: str | None = None,
+    conversation_instructions: str | None = None,
+    session_name: str | None = None,
+    skip_banner: bool = False,
+    conversation_id: str | None = None,
+) -> bool:
+    """Run one conversation until the agent stops; True when the user asked for ``/new``.
+
+    The prompt opens at once: the agent, the LLM client and the runtime are assembled in
+    the background meanwhile (seconds, mostly importing LiteLLM), and what the user typed
+    is handled once they are ready, with a spinner if they are not yet.
+    """
+    sid = conversation_id or generate_sid(config, session_name)
+    state = _SessionState()
+    restored = await asyncio.to_thread(restore_state, sid, create_file_store(config))
+    display_runtime_initialization_message(config.runtime)
+    assembly = asyncio.create_task(_assemble(config, sid, conversation_instructions))
+    try:
+        clear()
+        if not skip_banner:
+            display_banner(session_id=sid)
+        welcome, first_message = _welcome_and_first_message(config, restored, task_content)
+        display_welcome_message(welcome)
+        first_input = None
+        if first_message is not None:
+            display_initial_user_prompt(first_message)
+        else:
+            first_input = await _read_first_input(config)
+        parts = await _wait_for_assembly(assembly)
+    finally:
+        if not assembly.done():
+            assembly.cancel()
+            await asyncio.gather(assembly, return_exceptions=True)
+
+    event_stream = parts.runtime.event_stream
+    queue: asyncio.Queue[Event | _PromptRequest] = asyncio.Queue()
+
+    def on_event(event: Event) -> None:
+        # The stream's delivery thread: hand the event over, handle it on this loop.
+        loop.call_soon_threadsafe(queue.put_nowait, event)
+
+    event_stream.subscribe(EventStreamSubscriber.MAIN, on_event, sid)
+    if first_message is not None:
+        event_stream.add_event(MessageAction(content=first_message), EventSource.USER)
+    else:
+        queue.put_nowait(_PromptRequest(first_input))
+
+    handler = _EventHandler(config, settings_store, current_dir, sid, parts, state, queue)
+    consumer = asyncio.create_task(handler.consume())
+    try:
+        await run_agent_until_done(parts.controller, parts.runtime, parts.memory, list(END_STATES))
+    finally:
+        consumer.cancel()
+        await asyncio.gather(consumer, return_exceptions=True)
+        await stop_pause_listener()
+        event_stream.unsubscribe(EventStreamSubscriber.MAIN, sid)
+        await cleanup_session(loop, parts.agent, parts.runtime, parts.controller)
+
+    _print_final_error(config, parts.controller)
+    if state.exit_reason == ExitReason.INTENTIONAL:
+        print_formatted_text("✅ Session terminated successfully.\n")
+    else:
+        print_formatted_text(f"⚠️ Session was interrupted: {state.exit_reason.value}\n")
+    return state.new_session_requested
+
+
+async def _read_first_input(config: OpenHandsConfig) -> str:
+    while True:
+        text = await read_prompt_input(config, "", multiline=config.cli_multiline_input)
+        if text.strip():
+            return text
+
+
+async def _wait_for_assembly(assembly: asyncio.Task[_Parts]) -> _Parts:
+    """The assembled parts; the "Initializing..." spinner runs while they are not ready."""
+    if assembly.done():
+        return assembly.result()
+    loaded = threading.Event()
+    spinner = threading.Thread(
+        target=display_initialization_animation, args=("Initializing...", loaded), daemon=True
+    )
+    spinner.start()
+    try:
+        return await assembly
+    finally:
+        loaded.set()
+        await asyncio.to_thread(spinner.join)
+
+
+async def _assemble(
+    config: OpenHandsConfig, sid: str, conversation_instructions: str | None
+) -> _Parts:
+    """Registry, agent, runtime (connected), memory, MCP tools and controller.
+
+    The slow, blocking steps run in worker threads so the prompt stays responsive; the
+    controller is built here, on the loop, which it keeps for the steps it schedules.
+    """
+    registry, stats, _ = await asyncio.to_thread(
+        create_registry_and_conversation_stats, config, sid
+    )
+    agent = await asyncio.to_thread(create_agent, config, registry)
+    runtime = await asyncio.to_thread(
+        partial(create_runtime, config, registry, sid=sid, headless_mode=True, agent=agent)
+    )
+    try:
+        await runtime.connect()
+    except Exception as error:
+        await asyncio.to_thread(runtime.close)
+        raise CLIStartError(_runtime_start_problem(config, error)) from error
+    repo_directory = None
+    if config.sandbox.selected_repo:
+        repo_directory = await asyncio.to_thread(
+            initialize_repository_for_runtime, runtime, config.sandbox.selected_repo
+        )
+    memory = await asyncio.to_thread(
+        partial(
+            create_memory,
+            runtime,
+            runtime.event_stream,
+            sid,
+            selected_repository=config.sandbox.selected_repo,
+            repo_directory=repo_directory,
+            conversation_instructions=conversation_instructions,
+            working_dir=str(runtime.workspace_root),
+        )
+    )
+    if agent.config.enable_mcp:
+        from openhands.mcp.utils import add_mcp_tools_to_agent
+
+        await add_mcp_tools_to_agent(agent, runtime, memory)
+    await asyncio.to_thread(importlib.import_module, "openhands.controller.agent_controller")
+    controller, initial_state = create_controller(agent, runtime, config, stats)
+    return _Parts(agent, runtime, memory, controller, initial_state)
+
+
+def _runtime_start_problem(config: OpenHandsConfig, error: Exception) -> str:
+    text = str(error)
+    if config.runtime in ("docker", "eventstream") and (
+        "docker" in text.lower() or type(error).__module__.startswith("docker")
+    ):
+        return (
+            "Docker is not running or not reachable: start the Docker engine, or run "
+            "`openhands` without --override-cli-mode to work directly in this folder. "
+            f"({text})"
+        )
+    return f"Could not start the {config.runtime} runtime: {text}"
+
+
+def _welcome_and_first_message(
+    config: OpenHandsConfig, restored: State | None, task: str | None
+) -> tuple[str, str | None]:
+    """The welcome text and the message to send first (None: open the prompt)."""
+    welcome = _mcp_summary(config) + "What do you want to build?"
+    if restored is None:
+        return welcome, task or None
+    last_error = restored.last_error or ""
+    if "ERROR_LLM_AUTHENTICATION" in last_error:
+        text = AUTH_ERROR_TEXT
+        if config.get_llm_config().model.startswith("openhands/"):
+            text += "\n" + OPENHANDS_KEYS_HINT
+        return text, None
+    if last_error:
+        return welcome, RESUME_AFTER_ERROR_MESSAGE
+    return welcome + "\nLoading previous conversation.", None
+
+
+def _mcp_summary(config: OpenHandsConfig) -> str:
+    if not config.get_agent_config(config.default_agent).enable_mcp:
+        return ""
+    mcp = config.mcp
+    counts = (len(mcp.stdio_servers), len(mcp.sse_servers), len(mcp.shttp_servers))
+    if not any(counts):
+        return ""
+    text = (
+        f"Using {counts[0]} stdio MCP servers, {counts[1]} SSE MCP servers and "
+        f"{counts[2]} SHTTP MCP servers."
+    )
+    from openhands.mcp.error_collector import mcp_error_collector
+
+    if mcp_error_collector.has_errors():
+        text += " ✗ MCP errors detected (type /mcp → select View errors to view)"
+    return text + "\n\n"
+
+
+def _print_final_error(config: OpenHandsConfig, controller: AgentController) -> None:
+    """After an ERROR end: one line saying what to do (the log line says what happened)."""
+    if controller.state.agent_state != AgentState.ERROR:
+        return
+    last_error = controller.state.last_error or ""
+    if "ERROR_LLM_AUTHENTICATION" in last_error:
+        hint = AUTH_ERROR_TEXT + " Change it with /settings."
+    elif "ERROR_LLM_SERVICE_UNAVAILABLE" in last_error:
+        llm = config.get_llm_config()
+        where = llm.base_url or llm.model
+        hint = (
+            f"The LLM could not be reached ({where}). Check the base URL, your network and "
+            "the provider's status, then resume with --conversation."
+        )
+    else:
+        hint = f"The agent stopped with an error: {last_error or 'unknown error'}"
+    print_formatted_text(HTML("<ansired>{}</ansired>").format(hint))
+
+
+class _EventHandler:
+    """Shows each event and reacts to agent state changes, one event at a time."""
+
+    def __init__(
+        self,
+        config: OpenHandsConfig,
+        settings_store: FileSettingsStore,
+        current_dir: str,
+        sid: str,
+        parts: _Parts,
+        state: _SessionState,
+        queue: asyncio.Queue[Event | _PromptRequest],
+    ) -> None:
+        self.config = config
+        self.settings_store = settings_store
+        self.current_dir = current_dir
+        self.sid = sid
+        self.parts = parts
+        self.state = state
+        self.queue = queue
+        self.event_stream = parts.runtime.event_stream
+        self.is_paused = asyncio.Event()
+        # Events taken from the queue early (while waiting for a held action's event),
+        # handled before anything newer.
+        self.backlog: deque[Event] = deque()
+
+    async def consume(self) -> None:
+        while True:
+            item = self.backlog.popleft() if self.backlog else await self.queue.get()
+            try:
+                if isinstance(item, _PromptRequest):
+                    await self.prompt_for_next_task("", item.first_input)
+                else:
+                    await self.handle(item)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                # One bad event must not end the session's display.
+                logger.exception("The terminal could not handle an event")
+
+    async def handle(self, event: Event) -> None:
+        display_event(event, self.config)
+        update_usage_metrics(event, self.state.usage_metrics)
+        if not isinstance(event, AgentStateChangedObservation):
+            return
+        agent_state = event.agent_state
+        # USER_CONFIRMED too: the confirmed action is running, and can take long (the
+        # reference listened only in RUNNING, so a confirmed command could not be paused).
+        if agent_state in (AgentState.RUNNING, AgentState.USER_CONFIRMED):
+            display_agent_running_message()
+            start_pause_listener(asyncio.get_running_loop(), self.is_paused, self.event_stream)
+            return
+        if agent_state != AgentState.PAUSED:
+            await stop_pause_listener()
+        if self.parts.controller.get_agent_state() != agent_state:
+            # A stale change (the agent has moved on since): asking now would answer the
+            # wrong question or open a prompt while the agent works.
+            return
+        if agent_state == AgentState.AWAITING_USER_CONFIRMATION:
+            await self.confirm_pending_action()
+        elif agent_state == AgentState.PAUSED:
+            await stop_pause_listener()
+            self.is_paused.clear()
+            await self.prompt_for_next_task(agent_state)
+        elif agent_state in PROMPT_STATES:
+            if self.state.reload_microagents:
+                self.reload_microagents()
+            await self.prompt_for_next_task(agent_state)
+
+    async def show_until(self, action: Action) -> None:
+        """Show queued events up to ``action``: the controller announces the state before
+        it stores the action, and the user must see the command before the question."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + ACTION_WAIT_SECONDS
+        while (remaining := deadline - loop.time()) > 0:
+            try:
+                event = await asyncio.wait_for(self.queue.get(), remaining)
+            except TimeoutError:
+                return
+            if isinstance(event, _PromptRequest):
+                continue
+            if isinstance(event, AgentStateChangedObservation):
+                self.backlog.append(event)
+                continue
+            display_event(event, self.config)
+            update_usage_metrics(event, self.state.usage_metrics)
+            if event is action or (event.id == action.id != Event.INVALID_ID):
+                return
+
+    def reload_microagents(self) -> None:
+        runtime = self.parts.runtime
+        self.parts.memory.load_user_workspace_microagents(
+            runtime.get_microagents_from_selected_repo(None)
+        )
+        self.state.reload_microagents = False
+
+    async def prompt_for_next_task(self, agent_state: str, first_input: str | None = None) -> None:
+        """Read input until something closes the prompt (a message, /exit, /new...)."""
+        if self.state.prompt_open or self.is_paused.is_set():
+            return
+        self.state.prompt_open = True
+        try:
+            while True:
+                if first_input is not None:
+                    text, first_input = first_input, None
+                else:
+                    text = await read_prompt_input(
+                        self.config, agent_state, multiline=self.config.cli_multiline_input
+                    )
+                if not text.strip():
+                    continue
+                close_repl, reload, new_session, reason = await handle_commands(
+                    text,
+                    self.event_stream,
+                    self.state.usage_metrics,
+                    self.sid,
+                    self.config,
+                    self.current_dir,
+                    self.settings_store,
+                    agent_state,
+                )
+                self.state.exit_reason = reason
+                self.state.reload_microagents = self.state.reload_microagents or reload
+                self.state.new_session_requested = new_session
+                if close_repl:
+                    return
+        finally:
+            self.state.prompt_open = False
+
+    async def confirm_pending_action(self) -> None:
+        """Ask about the held action, unless a session-wide answer already covers it."""
+        if self.is_paused.is_set():
+            return
+        pending = self.parts.controller.pending_action
+        if pending is not None and _is_published_when_held(pending):
+            await self.show_until(pending)
+        risk = getattr(pending, "security_risk", ActionSecurityRisk.UNKNOWN)
+        if self.state.always_confirm or (
+            self.state.auto_highrisk_confirm and risk != ActionSecurityRisk.HIGH
+        ):
+            answer = "yes"
+        else:
+            answer = await read_confirmation_input(self.config, security_risk=risk)
+        if answer == "always":
+            self.state.always_confirm = True
+        elif answer == "auto_highrisk":
+            self.state.auto_highrisk_confirm = True
+        if answer == "no":
+            decision = AgentState.USER_REJECTED
+            print_formatted_text(
+                HTML("<skyblue>Okay, please tell me what I should do next/instead.</skyblue>")
+            )
+        else:
+            decision = AgentState.USER_CONFIRMED
+        self.event_stream.add_event(ChangeAgentStateAction(agent_state=decision), EventSource.USER)
+
+
+async def cleanup_session(
+    loop: asyncio.AbstractEventLoop,
+    agent: Agent,
+    runtime: Runtime,
+    controller: AgentController,
+) -> None:
+    """Save the state, give leftover tasks up to 2 s, then close runtime and controller."""
+    try:
+        controller.save_state()
+    except Exception as error:
+        logger.warning("Could not save the conversation state: %s", error)
+    current = asyncio.current_task(loop)
+    leftovers = [t for t in asyncio.all_tasks(loop) if t is not current and not t.done()]
+    if leftovers:
+        await asyncio.wait(leftovers, timeout=2)
+    agent.reset()
+    await asyncio.to_thread(runtime.close)
+    await controller.close()
+    analyzer = controller.security_analyzer
+    if analyzer is not None:
+        try:
+            await analyzer.close()
+        except Exception as error:
+            logger.warning("Closing the security analyzer failed: %s", error)

@@ -1,0 +1,257 @@
+"""openhands.cli.shell_config: rc-file detection, alias detection and the alias block."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from openhands.cli import shell_config
+from openhands.cli.shell_config import (
+    ALIAS_BLOCK_HEADER,
+    DEFAULT_COMMAND,
+    ShellConfigManager,
+    add_aliases_to_shell_config,
+    alias_setup_declined,
+    aliases_exist_in_shell_config,
+    get_shell_config_path,
+    mark_alias_setup_declined,
+)
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("SHELL", "/bin/bash")
+    return home
+
+
+@pytest.fixture
+def manager(home: Path) -> ShellConfigManager:
+    created = ShellConfigManager()
+    created.is_windows = False
+    return created
+
+
+def test_default_command(manager: ShellConfigManager) -> None:
+    assert manager.command == "uvx --python 3.12 --from openhands-ai openhands"
+    assert ShellConfigManager("my cmd").command == "my cmd"
+
+
+@pytest.mark.parametrize(
+    ("shell_env", "expected"),
+    [
+        ("/bin/bash", "bash"),
+        ("/usr/bin/zsh", "zsh"),
+        ("/opt/homebrew/bin/fish", "fish"),
+        ("/bin/tcsh", "tcsh"),
+        ("/usr/bin/pwsh", "powershell"),
+        ("/bin/ksh", None),
+        ("", None),
+    ],
+)
+def test_detect_shell(
+    manager: ShellConfigManager,
+    monkeypatch: pytest.MonkeyPatch,
+    shell_env: str,
+    expected: str | None,
+) -> None:
+    monkeypatch.setenv("SHELL", shell_env)
+    assert manager.detect_shell() == expected
+
+
+def test_detect_shell_on_windows(manager: ShellConfigManager) -> None:
+    manager.is_windows = True
+    assert manager.detect_shell() == "powershell"
+
+
+def test_config_paths(manager: ShellConfigManager, home: Path) -> None:
+    assert manager.get_shell_config_path("zsh") == home / ".zshrc"
+    assert manager.get_shell_config_path("fish") == home / ".config" / "fish" / "config.fish"
+    assert manager.get_shell_config_path("csh") == home / ".cshrc"
+    assert manager.get_shell_config_path("tcsh") == home / ".tcshrc"
+    assert manager.get_shell_config_path("powershell").suffix == ".ps1"
+
+
+def test_bash_prefers_bashrc_then_bash_profile(manager: ShellConfigManager, home: Path) -> None:
+    # Neither exists: .bashrc.
+    assert manager.get_shell_config_path("bash") == home / ".bashrc"
+    (home / ".bash_profile").write_text("")
+    assert manager.get_shell_config_path("bash") == home / ".bash_profile"
+    (home / ".bashrc").write_text("")
+    assert manager.get_shell_config_path("bash") == home / ".bashrc"
+
+
+def test_config_path_follows_detected_shell(
+    manager: ShellConfigManager, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SHELL", "/bin/zsh")
+    assert manager.get_shell_config_path() == home / ".zshrc"
+    assert get_shell_config_path() == home / ".zshrc"
+    monkeypatch.setenv("SHELL", "/bin/unknown-shell")
+    assert manager.get_shell_config_path() == home / ".bashrc"
+
+
+def test_path_home_is_read_at_call_time(
+    manager: ShellConfigManager, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    other = tmp_path / "other-home"
+    monkeypatch.setattr(Path, "home", classmethod(lambda cls: other))
+    assert manager.get_shell_config_path("zsh") == other / ".zshrc"
+
+
+@pytest.mark.parametrize(
+    ("relative", "shell"),
+    [
+        (".bashrc", "bash"),
+        (".bash_profile", "bash"),
+        (".profile", "bash"),
+        (".zshrc", "zsh"),
+        (".config/fish/config.fish", "fish"),
+        (".cshrc", "csh"),
+        (".tcshrc", "tcsh"),
+        ("Documents/PowerShell/Microsoft.PowerShell_profile.ps1", "powershell"),
+    ],
+)
+def test_shell_type_from_path(
+    manager: ShellConfigManager, home: Path, relative: str, shell: str
+) -> None:
+    assert manager.get_shell_type_from_path(home / relative) == shell
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("", False),
+        ("export PATH=/x:$PATH\n", False),
+        ("alias ll='ls -l'\n", False),
+        ("alias ohmy='x'\n", False),
+        ("# alias openhands=old\n", False),
+        ("alias openhands='x'\n", True),
+        ("  alias oh=x\n", True),
+        ("alias oh = x\n", True),
+        ('export A=1\nalias openhands="uvx openhands"\n', True),
+    ],
+)
+def test_aliases_exist_posix(
+    manager: ShellConfigManager, home: Path, content: str, expected: bool
+) -> None:
+    rc = home / ".bashrc"
+    rc.write_text(content)
+    assert manager.aliases_exist(rc) is expected
+
+
+def test_aliases_exist_missing_file(manager: ShellConfigManager, home: Path) -> None:
+    assert manager.aliases_exist(home / ".zshrc") is False
+    assert aliases_exist_in_shell_config() is False
+
+
+def test_aliases_exist_powershell(manager: ShellConfigManager, home: Path) -> None:
+    profile = home / "profile.ps1"
+    profile.write_text("function ls2 { Get-ChildItem }\n")
+    assert manager.aliases_exist(profile) is False
+    profile.write_text("function oh { uvx openhands @args }\n")
+    assert manager.aliases_exist(profile) is True
+
+
+def test_add_aliases_appends_block_once(manager: ShellConfigManager, home: Path) -> None:
+    rc = home / ".bashrc"
+    rc.write_text("export EDITOR=vim")  # no final newline
+
+    assert manager.add_aliases(rc) is True
+    assert manager.add_aliases(rc) is True
+
+    text = rc.read_text()
+    assert text.startswith("export EDITOR=vim\n")
+    assert text.count(ALIAS_BLOCK_HEADER) == 1
+    assert f"alias openhands='{DEFAULT_COMMAND}'" in text
+    assert f"alias oh='{DEFAULT_COMMAND}'" in text
+    assert manager.aliases_exist(rc)
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_added_aliases_work_in_bash(manager: ShellConfigManager, home: Path) -> None:
+    rc = home / ".bashrc"
+    manager.command = "echo hello from"
+    manager.add_aliases(rc)
+
+    result = subprocess.run(
+        ["bash", "-c", f"shopt -s expand_aliases; source {rc}\noh there\nopenhands x"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert result.stdout.splitlines() == ["hello from there", "hello from x"]
+
+
+def test_add_aliases_creates_missing_fish_config(manager: ShellConfigManager, home: Path) -> None:
+    path = home / ".config" / "fish" / "config.fish"
+    assert manager.add_aliases(path) is True
+    assert "alias openhands=" in path.read_text()
+
+
+def test_add_aliases_for_csh_and_powershell(manager: ShellConfigManager, home: Path) -> None:
+    cshrc = home / ".cshrc"
+    manager.add_aliases(cshrc)
+    assert f"alias oh '{DEFAULT_COMMAND}'" in cshrc.read_text()
+    assert manager.aliases_exist(cshrc)
+
+    profile = home / "Documents" / "PowerShell" / "Microsoft.PowerShell_profile.ps1"
+    manager.add_aliases(profile)
+    text = profile.read_text()
+    assert f"function openhands {{ {DEFAULT_COMMAND} @args }}" in text
+    assert manager.aliases_exist(profile)
+
+
+def test_add_aliases_reports_unwritable_file(
+    manager: ShellConfigManager, home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A directory where the rc file should be: opening it for append fails.
+    rc = home / ".zshrc"
+    rc.mkdir()
+    assert manager.add_aliases(rc) is False
+    assert "Error adding aliases" in capsys.readouterr().out
+
+
+def test_module_level_add_uses_detected_shell(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SHELL", "/bin/zsh")
+    monkeypatch.setattr(shell_config.platform, "system", lambda: "Linux")
+    assert add_aliases_to_shell_config() is True
+    assert aliases_exist_in_shell_config() is True
+    assert (home / ".zshrc").exists()
+    assert not (home / ".bashrc").exists()
+
+
+def test_reload_commands(manager: ShellConfigManager, home: Path, tmp_path: Path) -> None:
+    assert manager.get_reload_command(home / ".zshrc") == "source ~/.zshrc"
+    assert (
+        manager.get_reload_command(home / ".config" / "fish" / "config.fish")
+        == "source ~/.config/fish/config.fish"
+    )
+    assert manager.get_reload_command(home / "p.ps1") == ". $PROFILE"
+    outside = tmp_path / "elsewhere" / ".bashrc"
+    assert manager.get_reload_command(outside) == f"source {outside}"
+
+
+def test_nothing_is_written_without_an_explicit_call(home: Path) -> None:
+    manager = ShellConfigManager()
+    manager.detect_shell()
+    manager.get_shell_config_path()
+    manager.aliases_exist()
+    manager.get_reload_command()
+    aliases_exist_in_shell_config()
+    alias_setup_declined()
+    assert list(home.iterdir()) == []
+
+
+def test_decline_marker(home: Path) -> None:
+    assert alias_setup_declined() is False
+    mark_alias_setup_declined()
+    assert (home / ".openhands" / ".cli_alias_setup_declined").is_file()
+    assert alias_setup_declined() is True
+    mark_alias_setup_declined()  # a second time is harmless
+    assert alias_setup_declined() is True
