@@ -172,6 +172,11 @@ async def main_with_loop(loop: asyncio.AbstractEventLoop, args: argparse.Namespa
     current_dir = os.getcwd()
     if not _override_cli_mode(args):
         _apply_cli_mode(config, current_dir)
+    elif not config.workspace_base:
+        # The folder the user started in is the one to work on, in a sandbox too (where it
+        # is mounted as /workspace); 0.59 refused to start without `workspace_base`.
+        config.workspace_base = current_dir
+        finalize_config(config)
 
     if sys.stdin.isatty() and not aliases_exist_in_shell_config() and not alias_setup_declined():
         run_alias_setup_flow(config)
@@ -222,25 +227,42 @@ class _FromLineStart(io.TextIOBase):
         self.target.flush()
 
 
+class _WithoutTraceback(logging.Formatter):
+    """The console's formatter minus tracebacks: in the terminal app an error is one log
+    line plus one line of what to do (the file log, when enabled, keeps the traceback)."""
+
+    def __init__(self, inner: logging.Formatter) -> None:
+        super().__init__()
+        self.inner = inner
+
+    def format(self, record: logging.LogRecord) -> str:
+        plain = logging.makeLogRecord(record.__dict__)
+        plain.exc_info = plain.exc_text = plain.stack_info = None
+        return self.inner.format(plain)
+
+
 @contextmanager
 def _logs_above_the_prompt() -> Iterator[None]:
     """Send the console log lines through prompt_toolkit, which prints them above an open
-    prompt or menu instead of into it (the session is assembled while the prompt is open)."""
+    prompt or menu instead of into it (the session is assembled while the prompt is open),
+    one line each."""
     proxy = StdoutProxy(raw=True)
     stream = _FromLineStart(proxy) if sys.stdout.isatty() else proxy
-    moved: list[tuple[logging.StreamHandler[TextIO], TextIO]] = []
+    moved: list[tuple[logging.StreamHandler[TextIO], TextIO, logging.Formatter | None]] = []
     for handler in logger.handlers:
         if isinstance(handler, logging.StreamHandler) and handler.stream in (
             sys.stderr,
             sys.stdout,
         ):
-            moved.append((handler, handler.stream))
+            moved.append((handler, handler.stream, handler.formatter))
             handler.setStream(cast(TextIO, stream))
+            handler.setFormatter(_WithoutTraceback(handler.formatter or logging.Formatter()))
     try:
         yield
     finally:
-        for handler, original in moved:
+        for handler, original, formatter in moved:
             handler.setStream(original)
+            handler.setFormatter(formatter)
         proxy.close()
 
 
@@ -259,6 +281,11 @@ def run_cli_command(args: argparse.Namespace) -> None:
         code = 1
     except CLIStartError as error:
         print_formatted_text(HTML("<ansired>{}</ansired>").format(str(error)))
+        code = 1
+    except Exception as error:
+        # One line, not a traceback (kept in the log at debug level).
+        logger.debug("The terminal app stopped on an error", exc_info=True)
+        print_formatted_text(HTML("<ansired>Error: {}</ansired>").format(str(error)))
         code = 1
     finally:
         code = _close_loop(loop) or code

@@ -185,13 +185,17 @@ async def run_session(
     try:
         await run_agent_until_done(parts.controller, parts.runtime, parts.memory, list(END_STATES))
     finally:
+        # Read before the clean-up, which moves the agent to STOPPED.
+        ended_in_error = parts.controller.get_agent_state() == AgentState.ERROR
+        last_error = parts.controller.state.last_error or ""
         consumer.cancel()
         await asyncio.gather(consumer, return_exceptions=True)
         await stop_pause_listener()
         event_stream.unsubscribe(EventStreamSubscriber.MAIN, sid)
         await cleanup_session(loop, parts.agent, parts.runtime, parts.controller)
 
-    _print_final_error(config, parts.controller)
+    if ended_in_error:
+        print_formatted_text(HTML("<ansired>{}</ansired>").format(error_hint(config, last_error)))
     if state.exit_reason == ExitReason.INTENTIONAL:
         print_formatted_text("✅ Session terminated successfully.\n")
     else:
@@ -317,23 +321,24 @@ def _mcp_summary(config: OpenHandsConfig) -> str:
     return text + "\n\n"
 
 
-def _print_final_error(config: OpenHandsConfig, controller: AgentController) -> None:
-    """After an ERROR end: one line saying what to do (the log line says what happened)."""
-    if controller.state.agent_state != AgentState.ERROR:
-        return
-    last_error = controller.state.last_error or ""
+def error_hint(config: OpenHandsConfig, last_error: str) -> str:
+    """One line saying what to do after the agent stopped with ``last_error`` (the log line
+    above it says what happened)."""
+    llm = config.get_llm_config()
     if "ERROR_LLM_AUTHENTICATION" in last_error:
-        hint = AUTH_ERROR_TEXT + " Change it with /settings."
-    elif "ERROR_LLM_SERVICE_UNAVAILABLE" in last_error:
-        llm = config.get_llm_config()
+        return AUTH_ERROR_TEXT + " Change it with /settings, then continue with --conversation."
+    if (
+        "ERROR_LLM_SERVICE_UNAVAILABLE" in last_error
+        or "ERROR_LLM_INTERNAL_SERVER_ERROR" in last_error
+    ):
         where = llm.base_url or llm.model
-        hint = (
-            f"The LLM could not be reached ({where}). Check the base URL, your network and "
-            "the provider's status, then resume with --conversation."
+        return (
+            f"No answer from the LLM ({where}). Check the model, the base URL and your "
+            "network (/settings), then continue with --conversation."
         )
-    else:
-        hint = f"The agent stopped with an error: {last_error or 'unknown error'}"
-    print_formatted_text(HTML("<ansired>{}</ansired>").format(hint))
+    if "ERROR_LLM_OUT_OF_CREDITS" in last_error:
+        return "The LLM provider refused the request: out of credits. Check your account."
+    return f"The agent stopped with an error: {last_error or 'unknown error'}"
 
 
 class _EventHandler:

@@ -149,3 +149,35 @@ def test_the_file_flag_wraps_the_file(tmp_path: Path) -> None:
 
 def test_read_task_prefers_the_flag() -> None:
     assert main.read_task(argparse.Namespace(task="do it"), False) == "do it"
+
+
+@pytest.mark.parametrize(
+    ("last_error", "expected"),
+    [
+        ("STATUS$ERROR_LLM_AUTHENTICATION", "Please check your API key."),
+        ("STATUS$ERROR_LLM_SERVICE_UNAVAILABLE", "No answer from the LLM (http://llm:1/v1)"),
+        ("STATUS$ERROR_LLM_INTERNAL_SERVER_ERROR", "No answer from the LLM (http://llm:1/v1)"),
+        ("RuntimeError: boom", "The agent stopped with an error: RuntimeError: boom"),
+    ],
+)
+def test_an_error_end_says_what_to_do(last_error: str, expected: str) -> None:
+    config = OpenHandsConfig()
+    config.get_llm_config().base_url = "http://llm:1/v1"
+    hint = session.error_hint(config, last_error)
+    assert expected in hint and "\n" not in hint
+
+
+def test_console_log_lines_carry_no_traceback() -> None:
+    import logging
+
+    inner = logging.Formatter("%(levelname)s %(message)s")
+    try:
+        raise ValueError("deep inside")
+    except ValueError:
+        import sys
+
+        record = logging.LogRecord(
+            "openhands", logging.ERROR, "f", 1, "it failed", None, sys.exc_info()
+        )
+    assert "Traceback" in inner.format(logging.makeLogRecord(record.__dict__))
+    assert main._WithoutTraceback(inner).format(record) == "ERROR it failed"
