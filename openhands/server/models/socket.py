@@ -6,6 +6,9 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+# One `oh_event` payload as sent (an event's JSON or one of the models below, dumped).
+Payload = dict[str, object]
+
 
 class StatusUpdate(BaseModel):
     status_update: Literal[True] = True

@@ -17,10 +17,9 @@ files_api_router = APIRouter(
 )
 
 
-def _workspace(services: Services, conversation: AttachedConversation) -> str:
+def _workspace(conversation: AttachedConversation) -> str:
     """The workspace path inside the sandbox (a LocalRuntime uses a host directory)."""
-    root = getattr(conversation.runtime, "workspace_root", None)
-    return str(root) if root else services.config.workspace_mount_path_in_sandbox
+    return str(conversation.runtime.workspace_root)
 
 
 @files_api_router.get("/list-files")
@@ -28,7 +27,7 @@ async def list_files(
     conversation: AttachedConversation, services: Services, path: str | None = None
 ) -> list[str]:
     return await workspace.list_files(
-        conversation.runtime, _workspace(services, conversation), path
+        conversation.runtime, _workspace(conversation), path
     )
 
 
@@ -37,7 +36,7 @@ async def select_file(
     conversation: AttachedConversation, services: Services, file: Annotated[str, Query()]
 ) -> FileContent:
     code = await workspace.select_file(
-        conversation.runtime, _workspace(services, conversation), file
+        conversation.runtime, _workspace(conversation), file
     )
     return FileContent(code=code)
 
@@ -50,7 +49,7 @@ async def upload_files(
 ) -> UploadResult:
     contents = [(upload.filename or "", await upload.read()) for upload in files]
     return await workspace.upload_files(
-        conversation.runtime, _workspace(services, conversation), contents, services.config
+        conversation.runtime, _workspace(conversation), contents, services.config
     )
 
 
@@ -58,7 +57,7 @@ async def upload_files(
 async def zip_current_workspace(
     conversation: AttachedConversation, services: Services
 ) -> FileResponse:
-    path = await workspace.zip_workspace(conversation.runtime, _workspace(services, conversation))
+    path = await workspace.zip_workspace(conversation.runtime, _workspace(conversation))
     return FileResponse(
         path,
         media_type="application/zip",
@@ -69,11 +68,11 @@ async def zip_current_workspace(
 
 @files_api_router.get("/git/changes")
 async def git_changes(conversation: AttachedConversation, services: Services) -> list[GitChange]:
-    return await workspace.git_changes(conversation.runtime, _workspace(services, conversation))
+    return await workspace.git_changes(conversation.runtime, _workspace(conversation))
 
 
 @files_api_router.get("/git/diff")
 async def git_diff(
     conversation: AttachedConversation, services: Services, path: Annotated[str, Query()]
 ) -> GitDiff:
-    return await workspace.git_diff(conversation.runtime, _workspace(services, conversation), path)
+    return await workspace.git_diff(conversation.runtime, _workspace(conversation), path)

@@ -19,14 +19,12 @@ _METHODS = ["GET", "POST", "PUT", "DELETE"]
 
 
 async def security_api(request: Request, conversation: AttachedConversation) -> Response:
-    analyzer = conversation.security_analyzer or getattr(
-        conversation.runtime, "security_analyzer", None
-    )
-    handler = getattr(analyzer, "handle_api_request", None)
-    if handler is None:
+    analyzer = conversation.security_analyzer
+    if analyzer is None:
         raise ErrorBodyError("Security analyzer not initialized", 404)
     try:
-        return await handler(request)  # type: ignore[no-any-return]
+        response: Response = await analyzer.handle_api_request(request)
+        return response
     except NotImplementedError as error:  # an analyzer without an API of its own
         raise ErrorBodyError(str(error), 501) from error
 

@@ -16,7 +16,7 @@ import logging
 import time
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING
 
 from openhands.core.config import OpenHandsConfig
 from openhands.core.schema import AgentState
@@ -29,6 +29,16 @@ from openhands.runtime.runtime_status import RuntimeStatus
 from openhands.server.session.conversation_init_data import ConversationInitData
 from openhands.server.session.settings_overrides import apply_settings
 from openhands.storage.files import FileStore
+
+if TYPE_CHECKING:
+    from openhands.controller.agent import Agent
+    from openhands.controller.agent_controller import AgentController
+    from openhands.core.setup import ConversationBuilder
+    from openhands.llm.conversation_stats import ConversationStats
+    from openhands.llm.llm_registry import LLMRegistry
+    from openhands.memory.memory import Memory
+    from openhands.runtime.base import Runtime
+    from openhands.security.analyzer import SecurityAnalyzer
 
 logger = logging.getLogger(__name__)
 
@@ -52,13 +62,13 @@ class AgentSession:
         self.event_stream = EventStream(sid, file_store, user_id)
         self.status_callback = status_callback
         self.config: OpenHandsConfig | None = None
-        self.runtime: Any = None
-        self.memory: Any = None
-        self.controller: Any = None
-        self.llm_registry: Any = None
-        self.conversation_stats: Any = None
-        self.security_analyzer: Any = None
-        self._builder: Any = None
+        self.runtime: Runtime | None = None
+        self.memory: Memory | None = None
+        self.controller: AgentController | None = None
+        self.llm_registry: LLMRegistry | None = None
+        self.conversation_stats: ConversationStats | None = None
+        self.security_analyzer: SecurityAnalyzer | None = None
+        self._builder: ConversationBuilder | None = None
         self.repository_directory: str | None = None
         self.runtime_connected = False
         self.started_at = time.time()
@@ -124,10 +134,10 @@ class AgentSession:
             if not await self._create_runtime(config, agent, init_data):
                 self._start_failed = True
                 return
+            # A subclass may build a part its own way: the builder works on what it made.
             builder.runtime = self.runtime
             self.repository_directory = await self._setup_workspace(init_data)
-            self.memory = await self._create_memory(config, init_data)
-            builder.memory = self.memory
+            self.memory = builder.memory = await self._create_memory(config, init_data)
             await self._add_mcp_tools(config, agent)
             self.security_analyzer = self._create_security_analyzer(config)
             builder.security_analyzer = self.security_analyzer
@@ -157,7 +167,13 @@ class AgentSession:
 
     # --- components (each one swappable) -------------------------------------------------
 
-    def _create_builder(self, config: OpenHandsConfig, agent_name: str) -> Any:
+    @property
+    def builder(self) -> ConversationBuilder:
+        if self._builder is None:
+            raise RuntimeError(f"The agent session {self.sid} has not started")
+        return self._builder
+
+    def _create_builder(self, config: OpenHandsConfig, agent_name: str) -> ConversationBuilder:
         """The shared assembly path (``openhands.core.setup``), set up for the web server."""
         from openhands.core.setup import ConversationBuilder
 
@@ -173,28 +189,30 @@ class AgentSession:
             retry_listener=self._on_llm_retry,
         )
 
-    def _create_llm_registry(self, config: OpenHandsConfig, agent_name: str) -> tuple[Any, Any]:
-        return self._builder.build_llm_registry()  # type: ignore[no-any-return]
+    def _create_llm_registry(
+        self, config: OpenHandsConfig, agent_name: str
+    ) -> tuple[LLMRegistry, ConversationStats]:
+        return self.builder.build_llm_registry()
 
-    def _create_agent(self, config: OpenHandsConfig, agent_name: str) -> Any:
-        return self._builder.build_agent()
+    def _create_agent(self, config: OpenHandsConfig, agent_name: str) -> Agent:
+        return self.builder.build_agent()
 
     async def _create_runtime(
-        self, config: OpenHandsConfig, agent: Any, init_data: ConversationInitData
+        self, config: OpenHandsConfig, agent: Agent, init_data: ConversationInitData
     ) -> bool:
         env_vars = {
             name: secret.secret.get_secret_value()
             for name, secret in (init_data.custom_secrets or {}).items()
         }
-        self.runtime = await asyncio.to_thread(
+        self.runtime = runtime = await asyncio.to_thread(
             partial(
-                self._builder.build_runtime,
+                self.builder.build_runtime,
                 env_vars=env_vars,
                 git_provider_tokens=token_strings(init_data),
             )
         )
         try:
-            await self.runtime.connect()
+            await runtime.connect()
         except Exception as error:
             logger.error("Runtime of %s failed to connect: %s", self.sid, error)
             self.status_callback(
@@ -206,21 +224,23 @@ class AgentSession:
 
     async def _setup_workspace(self, init_data: ConversationInitData) -> str | None:
         repository = init_data.selected_repository
-        return await asyncio.to_thread(  # type: ignore[no-any-return]
-            self._builder.initialize_repository,
+        return await asyncio.to_thread(
+            self.builder.initialize_repository,
             repository,
             init_data.selected_branch,
             clone_url(init_data) if repository else None,
             token_strings(init_data),
         )
 
-    async def _create_memory(self, config: OpenHandsConfig, init_data: ConversationInitData) -> Any:
+    async def _create_memory(
+        self, config: OpenHandsConfig, init_data: ConversationInitData
+    ) -> Memory:
         descriptions = {
             name: secret.description for name, secret in (init_data.custom_secrets or {}).items()
         }
         return await asyncio.to_thread(
             partial(
-                self._builder.build_memory,
+                self.builder.build_memory,
                 selected_repository=init_data.selected_repository,
                 repo_directory=self.repository_directory,
                 selected_branch=init_data.selected_branch,
@@ -230,28 +250,28 @@ class AgentSession:
             )
         )
 
-    async def _add_mcp_tools(self, config: OpenHandsConfig, agent: Any) -> None:
-        if not getattr(agent.config, "enable_mcp", False):
+    async def _add_mcp_tools(self, config: OpenHandsConfig, agent: Agent) -> None:
+        if not agent.config.enable_mcp:
             return
         try:
             import openhands.mcp.utils  # noqa: F401
         except ImportError:
             logger.info("MCP tools are not available in this build")
             return
-        await self._builder.add_mcp_tools()
+        await self.builder.add_mcp_tools()
 
-    def _create_security_analyzer(self, config: OpenHandsConfig) -> Any:
+    def _create_security_analyzer(self, config: OpenHandsConfig) -> SecurityAnalyzer | None:
         """The analyzer the user picked (settings or ``[security]``); None for none."""
-        return self._builder.build_security_analyzer()
+        return self.builder.build_security_analyzer()
 
     def _create_controller(
         self,
         config: OpenHandsConfig,
-        agent: Any,
+        agent: Agent,
         init_data: ConversationInitData,
         replay_events: list[Event] | None,
-    ) -> Any:
-        return self._builder.build_controller(replay_events)
+    ) -> AgentController:
+        return self.builder.build_controller(replay_events)
 
     def _on_llm_retry(self, attempt: int, max_attempts: int) -> None:
         self.status_callback(
@@ -340,6 +360,6 @@ def parse_replay(replay_json: str) -> tuple[MessageAction, list[Event]]:
     return initial, events[1:]
 
 
-def _log_failure(future: asyncio.Future[Any]) -> None:
+def _log_failure(future: asyncio.Future[None]) -> None:
     if not future.cancelled() and future.exception() is not None:
         logger.error("Closing a runtime failed: %s", future.exception())

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any
 
 from pydantic import ConfigDict, Field
 
@@ -12,7 +11,8 @@ from openhands.integrations.provider import CustomSecret, ProviderToken, Provide
 from openhands.storage.data_models.settings import Settings
 
 
-class ConversationInitData(Settings):
+# explicit-any: mypy sees the Any in pydantic's own model machinery at the class line.
+class ConversationInitData(Settings):  # type: ignore[explicit-any]
     """Settings + git tokens + custom secrets + repository and instructions (server-api §8.2)."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True, validate_assignment=True)
@@ -29,10 +29,11 @@ class ConversationInitData(Settings):
     conversation_instructions: str | None = None
 
     @classmethod
-    def from_settings(cls, settings: Settings, **extra: Any) -> ConversationInitData:
-        data: dict[str, Any] = {name: getattr(settings, name) for name in Settings.model_fields}
+    def from_settings(cls, settings: Settings, **extra: object) -> ConversationInitData:
+        data: dict[str, object] = {name: getattr(settings, name) for name in Settings.model_fields}
         data.pop("secrets_store", None)
-        return cls(**data, **extra)
+        # Validated: the values come from another model and from callers' keywords.
+        return cls.model_validate(data | extra)
 
     def secret_values(self) -> dict[str, str]:
         """Values to mask in the event stream: provider tokens and custom secrets."""

@@ -17,16 +17,18 @@ import asyncio
 import threading
 import time
 from collections.abc import Callable, Iterable
-from typing import Any, Protocol
+from typing import Protocol
 
 import socketio
+
+from openhands.server.models.socket import Payload
 
 
 class Emitter(Protocol):
     async def emit(
         self,
         event: str,
-        data: Any = None,
+        data: object = None,
         to: str | None = None,
         room: str | None = None,
         skip_sid: list[str] | None = None,
@@ -43,7 +45,7 @@ def room_name(conversation_id: str) -> str:
 
 
 async def send_to_connection(
-    sio: socketio.AsyncServer, connection_id: str, payloads: Iterable[dict[str, Any]]
+    sio: socketio.AsyncServer, connection_id: str, payloads: Iterable[Payload]
 ) -> None:
     """Send `oh_event` payloads to one socket, in order: the replay's bulk path.
 
@@ -68,7 +70,7 @@ async def send_to_connection(
 async def stream_to_connection(
     sio: socketio.AsyncServer,
     connection_id: str,
-    produce: Callable[[], Iterable[dict[str, Any]]],
+    produce: Callable[[], Iterable[Payload]],
 ) -> None:
     """Send the payloads of ``produce()`` to one socket as they are read, in order.
 
@@ -78,17 +80,17 @@ async def stream_to_connection(
     If sending fails (or the caller is cancelled) the thread stops at its next payload.
     Exceptions raised by ``produce`` are raised here, after what was read before them."""
     loop = asyncio.get_running_loop()
-    queue: asyncio.Queue[list[dict[str, Any]] | BaseException | None] = asyncio.Queue()
+    queue: asyncio.Queue[list[Payload] | BaseException | None] = asyncio.Queue()
     stop = threading.Event()
 
-    def hand_over(item: list[dict[str, Any]] | BaseException | None) -> None:
+    def hand_over(item: list[Payload] | BaseException | None) -> None:
         try:
             loop.call_soon_threadsafe(queue.put_nowait, item)
         except RuntimeError:  # the loop is closed: nobody is waiting any more
             stop.set()
 
     def read() -> None:
-        batch: list[dict[str, Any]] = []
+        batch: list[Payload] = []
         size = 1
         try:
             for payload in produce():
@@ -131,7 +133,7 @@ class RoomDelivery:
         self.sio = sio
         self._members = members
         self.room = room_name(conversation_id)
-        self._held: dict[str, list[dict[str, Any]]] = {}
+        self._held: dict[str, list[Payload]] = {}
         self._watermarks: dict[str, int] = {}
 
     def hold(self, connection_id: str) -> None:
@@ -152,7 +154,7 @@ class RoomDelivery:
         self._held.pop(connection_id, None)
         self._watermarks.pop(connection_id, None)
 
-    async def send(self, payload: dict[str, Any]) -> None:
+    async def send(self, payload: Payload) -> None:
         """Emit one payload to the room, respecting held sockets and watermarks."""
         skip: list[str] = []
         for connection_id, buffer in self._held.items():
@@ -179,6 +181,6 @@ class RoomDelivery:
         return not self._held and not self._watermarks
 
 
-def _is_new(payload: dict[str, Any], last_id: int) -> bool:
+def _is_new(payload: Payload, last_id: int) -> bool:
     event_id = payload.get("id")
     return not isinstance(event_id, int) or event_id > last_id

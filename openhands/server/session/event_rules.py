@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Any
 
 from openhands.events.action import NullAction, RecallAction
 from openhands.events.event import Event, EventSource
@@ -15,6 +14,7 @@ from openhands.events.observation import (
     RecallObservation,
 )
 from openhands.events.serialization import event_to_dict
+from openhands.server.models.socket import Payload
 
 # Environment observations that are shown live, re-labelled as coming from the agent.
 _LIVE_ENVIRONMENT_TYPES = (
@@ -25,7 +25,7 @@ _LIVE_ENVIRONMENT_TYPES = (
 )
 
 
-def live_payload(event: Event) -> dict[str, Any] | None:
+def live_payload(event: Event) -> Payload | None:
     """The `oh_event` payload of a new stream event, or None when it is not sent live."""
     if isinstance(event, NullAction | NullObservation):
         return None
@@ -38,13 +38,13 @@ def live_payload(event: Event) -> dict[str, Any] | None:
     return None
 
 
-def replay_payloads(events: Iterable[Event]) -> list[dict[str, Any]]:
+def replay_payloads(events: Iterable[Event]) -> list[Payload]:
     """Stored events to replay, in order: null and recall-action events are skipped and only
     the last `agent_state_changed` is sent, after everything else."""
     return list(iter_replay_payloads(events))
 
 
-def iter_replay_payloads(events: Iterable[Event]) -> Iterator[dict[str, Any]]:
+def iter_replay_payloads(events: Iterable[Event]) -> Iterator[Payload]:
     """:func:`replay_payloads` one at a time, as ``events`` are read (for streaming)."""
     last_state: AgentStateChangedObservation | None = None
     for event in events:

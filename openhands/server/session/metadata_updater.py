@@ -8,7 +8,6 @@ import logging
 import re
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
 
 from openhands.events.action import MessageAction
 from openhands.events.event import Event, EventSource
@@ -76,7 +75,7 @@ class MetadataUpdater:
                 metadata = await self.store.get_metadata(self.sid)
             except FileNotFoundError:
                 return
-            changes: dict[str, Any] = {"last_updated_at": datetime.now(UTC)}
+            changes: dict[str, object] = {"last_updated_at": datetime.now(UTC)}
             metrics = event.llm_metrics
             if metrics is not None:
                 usage = metrics.accumulated_token_usage

@@ -10,7 +10,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import Any, Literal
+from enum import Enum
+from typing import Literal
 
 from openhands.core.config import OpenHandsConfig
 from openhands.core.exceptions import MicroagentError
@@ -19,8 +20,8 @@ from openhands.events.action import MessageAction
 from openhands.events.event import Event, EventSource
 from openhands.events.observation import AgentStateChangedObservation
 from openhands.events.serialization import event_to_dict
-from openhands.events.stream import EventStreamSubscriber
-from openhands.server.models.socket import ErrorPayload, StatusUpdate, TitleUpdate
+from openhands.events.stream import EventStream, EventStreamSubscriber
+from openhands.server.models.socket import ErrorPayload, Payload, StatusUpdate, TitleUpdate
 from openhands.server.monitoring import MonitoringListener, notify
 from openhands.server.session.agent_session import AgentSession
 from openhands.server.session.conversation_init_data import ConversationInitData
@@ -59,7 +60,7 @@ class Session:
         self.last_active_ts = time.time()
         self.runtime_status: str | None = None
         self.is_alive = True
-        self._queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self._queue: asyncio.Queue[Payload] = asyncio.Queue()
         self.agent_session = agent_session_cls(
             sid, file_store, status_callback=self.queue_status_message, user_id=user_id
         )
@@ -69,7 +70,7 @@ class Session:
     # --- status of the loop --------------------------------------------------------------
 
     @property
-    def event_stream(self) -> Any:
+    def event_stream(self) -> EventStream:
         return self.agent_session.event_stream
 
     @property
@@ -93,7 +94,7 @@ class Session:
         success = False
         try:
             await self.agent_session.start(self.config, init_data, initial_message, replay_json)
-            success = not getattr(self.agent_session, "start_failed", False)
+            success = not self.agent_session.start_failed
         except MicroagentError as error:
             await self.send_error(f"Failed to create agent session: {error}")
         except Exception as error:
@@ -110,7 +111,7 @@ class Session:
         if payload is not None:
             self._enqueue(payload)
 
-    def _enqueue(self, payload: dict[str, Any]) -> None:
+    def _enqueue(self, payload: Payload) -> None:
         try:
             self.loop.call_soon_threadsafe(self._queue.put_nowait, payload)
         except RuntimeError:  # the server's loop is gone (shutdown)
@@ -136,7 +137,8 @@ class Session:
 
     def queue_status_message(self, level: str, status_id: str, message: str) -> None:
         """Status callback of the runtime, controller and memory; safe from any thread."""
-        status_id = getattr(status_id, "value", status_id)
+        if isinstance(status_id, Enum):  # a RuntimeStatus: its id is the value
+            status_id = str(status_id.value)
         if status_id.startswith("STATUS$") or status_id.startswith("CHAT_INTERFACE$"):
             self.runtime_status = status_id
         kind: Literal["info", "error"] = "error" if level == "error" else "info"
@@ -165,7 +167,7 @@ class Session:
 
     # --- actions from the browser --------------------------------------------------------
 
-    async def dispatch(self, data: dict[str, Any]) -> None:
+    async def dispatch(self, data: Payload) -> None:
         """Append one browser action to the stream as a user event."""
         event = parse_user_action(data)
         if isinstance(event, MessageAction) and event.image_urls:
@@ -179,9 +181,9 @@ class Session:
 
     def _image_problem(self) -> str | None:
         controller = self.agent_session.controller
-        llm = getattr(getattr(controller, "agent", None), "llm", None)
-        if llm is None:
+        if controller is None:
             return None
+        llm = controller.agent.llm
         if llm.config.disable_vision:
             return IMAGES_DISABLED
         if not llm.vision_is_active():

@@ -9,8 +9,9 @@ all have their declared types before it gets near the stream.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Hashable
 from functools import lru_cache
-from typing import Any
+from typing import cast
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -25,7 +26,7 @@ class InvalidUserActionError(ValueError):
     """A browser payload that is not a valid action."""
 
 
-def parse_user_action(data: Any) -> Action:
+def parse_user_action(data: object) -> Action:
     """The action ``data`` describes; raises InvalidUserActionError when it is not one."""
     if not isinstance(data, dict):
         raise InvalidUserActionError("An action must be a JSON object")
@@ -41,8 +42,9 @@ def parse_user_action(data: Any) -> Action:
         if not field.init or field.name.startswith("_") or isinstance(field.type, str):
             continue
         try:
-            annotation: Any = field.type
-            _adapter(annotation).validate_python(getattr(event, field.name), strict=True)
+            _adapter(cast(Hashable, field.type)).validate_python(
+                getattr(event, field.name), strict=True
+            )
         except ValidationError as error:
             problem = error.errors()[0]["msg"]
             raise InvalidUserActionError(
@@ -54,5 +56,7 @@ def parse_user_action(data: Any) -> Action:
 
 
 @lru_cache(maxsize=256)
-def _adapter(annotation: Any) -> TypeAdapter[Any]:
-    return TypeAdapter(annotation)
+def _adapter(annotation: Hashable) -> TypeAdapter[object]:
+    # ``annotation`` is a dataclass field's type (a class, a union, a Literal...): any type
+    # form TypeAdapter accepts; the cast only tells mypy so.
+    return TypeAdapter(cast("type[object]", annotation))

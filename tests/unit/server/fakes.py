@@ -39,6 +39,8 @@ class FakeRuntime:
         self.closed = False
         self.web_hosts = {"http://localhost:4141": 4141}
         self.vscode_url = "http://localhost:3333/?tkn=token&folder=/workspace"
+        # Paths the server passes in are sandbox paths, as with a Docker runtime.
+        self.workspace_root = Path("/workspace")
 
     def _host(self, path: str | None) -> Path:
         path = path or ""
