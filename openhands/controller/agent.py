@@ -12,11 +12,14 @@ from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from openhands.core.config import AgentConfig
+from openhands.core.config.agent_config import load_class
 from openhands.core.exceptions import AgentAlreadyRegisteredError, AgentNotRegisteredError
+from openhands.core.logger import openhands_logger as logger
 from openhands.events.action import Action, SystemMessageAction
 
 if TYPE_CHECKING:
     from openhands.controller.state.state import State
+    from openhands.core.config import OpenHandsConfig
     from openhands.llm.llm import LLM
     from openhands.llm.llm_registry import LLMRegistry
 
@@ -116,6 +119,25 @@ class Agent(ABC):
     def list_agents(cls) -> list[str]:
         """Registered names, in registration order."""
         return list(cls._registry)
+
+
+def register_custom_agents(config: OpenHandsConfig) -> None:
+    """Register every ``[agent.<Name>]`` section that names a ``classpath`` under ``<Name>``.
+
+    Called where agents are built and listed (the conversation builder, server and terminal
+    app start); repeating it is harmless, since a class re-registered under its name is a
+    no-op. One broken classpath is logged and skipped so the built-in agents still run.
+    """
+    for name, agent_config in config.agents.items():
+        if not agent_config.classpath:
+            continue
+        try:
+            agent_cls = load_class(agent_config.classpath)
+            if not issubclass(agent_cls, Agent):
+                raise TypeError(f"{agent_cls.__qualname__} is not an Agent")
+            Agent.register(name, agent_cls)
+        except Exception as exc:
+            logger.error("Cannot register agent %r (%s): %s", name, agent_config.classpath, exc)
 
 
 def _tool_name(tool: dict[str, Any]) -> str:

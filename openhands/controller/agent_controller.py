@@ -42,7 +42,6 @@ from openhands.controller.replay import ReplayManager
 from openhands.controller.state.state import State
 from openhands.controller.state.state_tracker import DELEGATE_SUFFIX, StateTracker
 from openhands.controller.stuck import StuckDetector
-from openhands.controller.sync_bridge import run_coroutine_blocking
 from openhands.core.exceptions import (
     AgentStuckInLoopError,
     LLMContextWindowExceedError,
@@ -73,6 +72,7 @@ from openhands.events.observation import (
     UserRejectObservation,
 )
 from openhands.events.stream import EventStream, EventStreamSubscriber
+from openhands.utils.sync_bridge import run_coroutine_blocking
 
 if TYPE_CHECKING:
     from openhands.core.config import AgentConfig, LLMConfig
@@ -350,7 +350,11 @@ class AgentController:
     def _on_message(self, action: MessageAction) -> None:
         if action.source == EventSource.USER:
             recall = RecallAction(query=action.content, recall_type=self._recall_type_for(action))
-            self._pending_action = recall
+            if not policies.is_running_in_sandbox(self._pending_action, self.state.agent_state):
+                # A command still running (e.g. the user paused and resumed meanwhile) stays
+                # pending: the next step must wait for its output, which the recall's answer
+                # joins in the history either way.
+                self._pending_action = recall
             self.event_stream.add_event(recall, EventSource.USER)
             if self.state.agent_state != AgentState.RUNNING:
                 self._set_state(AgentState.RUNNING)

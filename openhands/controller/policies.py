@@ -91,6 +91,20 @@ def should_step_on_resume(history: Sequence[Event]) -> bool:
     return False
 
 
+def is_running_in_sandbox(pending: Action | None, state: AgentState) -> bool:
+    """Whether ``pending`` was handed to the runtime and its observation is still to come.
+
+    Not a recall (memory answers those), and not an action held for the user's
+    confirmation: that one only runs after a yes, so nothing is on its way.
+    """
+    if pending is None or isinstance(pending, RecallAction) or not pending.runnable:
+        return False
+    if pending.id == Event.INVALID_ID or state == AgentState.AWAITING_USER_CONFIRMATION:
+        return False
+    status = getattr(pending, "confirmation_state", None)
+    return status != ActionConfirmationStatus.AWAITING_CONFIRMATION
+
+
 def is_gated(action: Action) -> bool:
     """Actions that wait for the user's approval in confirmation mode.
 

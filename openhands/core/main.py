@@ -27,6 +27,7 @@ from openhands.events.event import Event, EventSource
 from openhands.events.observation import AgentStateChangedObservation
 from openhands.events.serialization import event_to_trajectory
 from openhands.events.stream import EventStreamSubscriber
+from openhands.storage.jwt_secret import ensure_jwt_secret
 
 if TYPE_CHECKING:
     from openhands.controller.agent_controller import AgentController
@@ -227,6 +228,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"OpenHands version: {openhands_version()}")
         return 0
     config = setup_config_from_args(args)
+    ensure_jwt_secret(config)  # salts the conversation id made from --name
 
     task = ""
     if args.file:

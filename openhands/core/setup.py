@@ -114,6 +114,10 @@ class ConversationBuilder:
     def build_agent(self) -> Agent:
         import openhands.agenthub  # noqa: F401  (registers the agents)
         from openhands.controller.agent import Agent as AgentBase
+        from openhands.controller.agent import register_custom_agents
+
+        # `[agent.NAME] classpath = ...` agents, for every entry point that builds one.
+        register_custom_agents(self.config)
 
         registry = self.llm_registry
         if registry is None:

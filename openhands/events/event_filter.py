@@ -112,15 +112,24 @@ class EventFilter:
             return False
         if self.source is not None and (event.source is None or event.source.value != self.source):
             return False
-        if (self._start or self._end) and event.timestamp:
-            ts = datetime.fromisoformat(event.timestamp)
-            if ts.tzinfo is not None:
-                ts = ts.astimezone().replace(tzinfo=None)
-            if self._start and ts < self._start:
-                return False
-            if self._end and ts > self._end:
-                return False
+        if (self._start or self._end) and event.timestamp and not self._in_dates(event.timestamp):
+            return False
         return not (self.exclude_hidden and getattr(event, "hidden", False))
+
+    def _in_dates(self, timestamp: str) -> bool:
+        try:
+            ts = datetime.fromisoformat(timestamp)
+        except ValueError:
+            # Not ISO 8601 (another writer's format): compared as text, as 0.59 compares
+            # every timestamp, instead of failing the whole search.
+            return (self.start_date is None or timestamp >= str(self.start_date)) and (
+                self.end_date is None or timestamp <= str(self.end_date)
+            )
+        if ts.tzinfo is not None:
+            ts = ts.astimezone().replace(tzinfo=None)
+        if self._start and ts < self._start:
+            return False
+        return not (self._end and ts > self._end)
 
     def include(self, event: Event, data: dict[str, Any] | None = None) -> bool:
         """``data``, when given, is the event's stored dict; the query is matched on it."""

@@ -8,20 +8,22 @@ Reads use aligned cache pages where they exist and fall back to the per-event fi
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
-
+from openhands.core.exceptions import LLMMalformedActionError
+from openhands.events import json_codec
 from openhands.events.event import Event, EventSource
 from openhands.events.event_filter import EventFilter
 from openhands.events.serialization.event import event_from_dict
 from openhands.storage.files import FileStore
-from openhands.storage.local import LocalFileStore
 from openhands.storage.locations import get_conversation_dir
 from openhands.utils.shutdown_listener import should_continue
+
+# What rebuilding a stored event raises when it is not one we can read (an unknown type, a
+# missing field, a malformed action): the event is skipped with a warning, whatever its kind.
+_UNREADABLE = (ValueError, KeyError, TypeError, LLMMalformedActionError)
 
 logger = logging.getLogger(__name__)
 
@@ -100,10 +102,10 @@ class EventStore:
     def cur_id(self, value: int) -> None:
         self._cur_id = value
 
-    def _newest_page_start(self, file_store: LocalFileStore) -> int | None:
-        """Start id of the newest aligned cache page on local disk, None without one."""
+    def _newest_page_start(self, file_store: FileStore) -> int | None:
+        """Start id of the newest aligned cache page, None without one."""
         try:
-            names = os.listdir(file_store.get_full_path(self._cache_dir))
+            names = file_store.list_names(self._cache_dir)
         except FileNotFoundError:
             return None
         # Longest name first, ties in reverse text order: for "{start}-{end}.json" names
@@ -120,23 +122,17 @@ class EventStore:
     def _find_cur_id(self) -> int:
         """max stored id + 1 (0 when empty).
 
-        On local disk this does not list the events directory (which grows without bound):
-        it starts after the newest aligned cache page — a page is written only once its 25
-        events are on disk — and probes forward for event files.
+        The newest aligned cache page tells where to look: a page is written only once its
+        25 events are on disk, so only the events after it are to be found, and a store
+        that can check files one by one cheaply (the local disk) need not list the events
+        directory, which grows without bound (``FileStore.sequence_end``).
         """
-        if isinstance(self.file_store, LocalFileStore):
-            newest = self._newest_page_start(self.file_store)
-            if newest is None:
-                return self._cur_id_by_listing()
-            events_dir = self.file_store.get_full_path(self._events_dir)
-            last = newest + self.cache_size - 1
-            probe = last + 1
-            while probe - last <= _PROBE_GAP_TOLERANCE:
-                if os.path.exists(f"{events_dir}{probe}.json"):
-                    last = probe
-                probe += 1
-            return last + 1
-        return self._cur_id_by_listing()
+        newest = self._newest_page_start(self.file_store)
+        if newest is None:
+            return self._cur_id_by_listing()
+        return self.file_store.sequence_end(
+            self._events_dir, ".json", newest + self.cache_size, _PROBE_GAP_TOLERANCE
+        )
 
     def _cur_id_by_listing(self) -> int:
         try:
@@ -158,8 +154,8 @@ class EventStore:
         """Parsed JSON of ``path``; None (with a warning) when the file is damaged."""
         raw = self.file_store.read_bytes(path)
         try:
-            return orjson.loads(raw)
-        except orjson.JSONDecodeError:
+            return json_codec.loads(raw)
+        except ValueError:
             logger.warning("Skipping damaged event file %s", path)
             return None
 
@@ -173,8 +169,8 @@ class EventStore:
         if needle is not None and not _page_may_contain(raw, needle):
             return []
         try:
-            page = orjson.loads(raw)
-        except orjson.JSONDecodeError:
+            page = json_codec.loads(raw)
+        except ValueError:
             return None
         if not isinstance(page, list) or len(page) != self.cache_size:
             return None
@@ -230,7 +226,7 @@ class EventStore:
                 for data in dicts:
                     try:
                         event = event_from_dict(data)
-                    except (ValueError, KeyError, TypeError) as e:
+                    except _UNREADABLE as e:
                         _warn_unreadable(data, e)
                         continue
                     yield event
@@ -246,7 +242,7 @@ class EventStore:
                     continue
                 try:
                     event = event_from_dict(data)
-                except (ValueError, KeyError, TypeError) as e:
+                except _UNREADABLE as e:
                     _warn_unreadable(data, e)
                     continue
                 if filter is not None and not filter.fields_match(event):

@@ -5,14 +5,15 @@ Design notes (where we differ from the reference, on purpose):
   files appear in id order and every subscriber sees events in id order even when many
   threads add events at once. A write that fails gives its id back: the store never has
   gaps, and a reopened stream continues exactly after the newest event on disk.
-- Files are written through the FileStore; the local store writes to a temporary file and
-  renames it, so a process killed at any instant leaves no half-written event, and a
-  reader never sees an event file before it is complete. Writing ``{id}.json`` directly
-  would save the rename but break the second promise: while the file is being written, a
-  fresh EventStore (the server's replay uses one) would count the id in ``cur_id``, skip
-  the still empty file as damaged, and the live delivery would then drop the event as
-  already replayed. A crash between open and write would also leave an empty newest file
-  that a reopened stream would have to tell apart from real damage.
+- Event files are written with ``FileStore.write_atomic``, so a process killed at any
+  instant leaves no half-written event, and a reader never sees an event file before it
+  is complete (the local store writes a scratch file under ``{conv}.event_tmp/`` and
+  renames it into place; object stores put whole objects anyway). Writing ``{id}.json``
+  directly would save the rename but break the second promise: while the file is being
+  written, a fresh EventStore (the server's replay uses one) would count the id in
+  ``cur_id``, skip the still empty file as damaged, and the live delivery would then drop
+  the event as already replayed. A crash between open and write would also leave an empty
+  newest file that a reopened stream would have to tell apart from real damage.
 - The write page is re-filled from disk on reopen, so cache pages stay aligned to 25.
 - No dispatcher hop: add_event puts the masked dict straight on each callback's queue;
   the callback's own worker thread rebuilds its private copy of the event from it, and
@@ -33,7 +34,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import queue
 import threading
 import time
@@ -44,11 +44,11 @@ from typing import Any, NamedTuple
 
 import orjson
 
+from openhands.events import json_codec
 from openhands.events.event import Event, EventSource
 from openhands.events.event_store import EventStore
 from openhands.events.serialization.event import event_from_dict, event_to_dict
 from openhands.storage.files import FileStore
-from openhands.storage.local import LocalFileStore
 
 logger = logging.getLogger(__name__)
 
@@ -59,7 +59,6 @@ _LARGE_EVENT_BYTES = 1_000_000
 # How long a callback's worker waits for more events before it blocks (see _Callback._run).
 # It bounds the extra delivery latency of an event that arrives right after another one.
 _LINGER_S = 0.0001
-_CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0)
 
 
 class EventStreamSubscriber(str, Enum):
@@ -160,11 +159,9 @@ class EventStream(EventStore):
         # JSON text of the events of the current (incomplete) cache page, by position.
         self._page_start = 0
         self._page: list[bytes | None] = []
-        self._local_events_dir: str | None = None
-        self._local_temp_dir = ""
-        if isinstance(file_store, LocalFileStore):
-            self._local_events_dir = file_store.get_full_path(self._events_dir)
-            self._local_temp_dir = file_store.get_full_path(f"{self._conv_dir}.event_tmp/")
+        # Scratch paths of event writes (see FileStore.write_atomic). Writes hold the lock,
+        # and a conversation has one writing stream, so the id alone makes them unique.
+        self._scratch_dir = f"{self._conv_dir}.event_tmp/"
         self._load_write_page()
 
     # --- setup ---------------------------------------------------------------------------
@@ -177,8 +174,8 @@ class EventStream(EventStore):
         for event_id in range(self._page_start, cur):
             try:
                 text = self.file_store.read(self._event_path(event_id))
-                self._page.append(orjson.dumps(orjson.loads(text)))
-            except (FileNotFoundError, orjson.JSONDecodeError):
+                self._page.append(json_codec.dumps(json_codec.loads(text)))
+            except (FileNotFoundError, ValueError):
                 self._page.append(None)  # this block can never form a complete page
 
     # --- secrets -------------------------------------------------------------------------
@@ -214,7 +211,7 @@ class EventStream(EventStore):
         """The unmasked dict of ``event``, its masked dict and the masked JSON text. The two
         dicts are the same object when the event holds no secret."""
         raw = event_to_dict(event)
-        text = orjson.dumps(raw)
+        text = json_codec.dumps(raw)
         masking = self._masking
         # Most events hold no secret: mask (and serialize again) only when the text shows
         # that one of them may occur in a value. _mask builds new dicts and lists, so the
@@ -224,7 +221,7 @@ class EventStream(EventStore):
             masked = {
                 k: (v if k in _PROTECTED_KEYS else self._mask(v, values)) for k, v in raw.items()
             }
-            return raw, masked, orjson.dumps(masked)
+            return raw, masked, json_codec.dumps(masked)
         return raw, raw, text
 
     # --- subscriptions -------------------------------------------------------------------
@@ -279,7 +276,9 @@ class EventStream(EventStore):
                 raw, data, text = self._serialize(event)
                 if len(text) > _LARGE_EVENT_BYTES:
                     logger.warning("Event %s is large: %d bytes", event_id, len(text))
-                self._write_event_file(event_id, text)
+                self.file_store.write_atomic(
+                    self._event_path(event_id), text, f"{self._scratch_dir}{event_id}"
+                )
             except BaseException:
                 event.id = Event.INVALID_ID  # the id is not consumed: no gaps on disk
                 raise
@@ -287,26 +286,6 @@ class EventStream(EventStore):
             self._append_to_page(event_id, text)
             for cb in self._delivery_order:
                 cb.queue.put(raw if cb.unmasked else data)
-
-    def _write_event_file(self, event_id: int, text: bytes) -> None:
-        if self._local_events_dir is None:
-            self.file_store.write(self._event_path(event_id), text)
-            return
-        # Local disk fast path: write a temporary file, then rename it into place, so the
-        # event file appears complete or not at all. The temporary files live in their own
-        # directory (same file system), which keeps the events directory cheap to update.
-        temp = f"{self._local_temp_dir}{event_id}"
-        try:
-            fd = os.open(temp, _CREATE_FLAGS, 0o644)
-        except FileNotFoundError:
-            os.makedirs(self._local_temp_dir, exist_ok=True)
-            os.makedirs(self._local_events_dir, exist_ok=True)
-            fd = os.open(temp, _CREATE_FLAGS, 0o644)
-        try:
-            os.write(fd, text)
-        finally:
-            os.close(fd)
-        os.replace(temp, f"{self._local_events_dir}{event_id}.json")
 
     def _append_to_page(self, event_id: int, text: bytes) -> None:
         if event_id - self._page_start >= self.cache_size or event_id < self._page_start:

@@ -3,8 +3,9 @@
 A Runtime subscribes to the conversation's EventStream as ``runtime``. Each action is
 handled on the subscriber's own thread (one at a time, in id order); the resulting
 observation is published with ``cause`` = the action id and the action's tool-call
-metadata. Concrete runtimes (Docker, local process) only implement how an action reaches
-the sandbox; dispatch, environment setup, repository setup and microagent loading live here.
+metadata. Concrete runtimes (Docker, local process, the host) only implement how an action
+reaches the sandbox; dispatch and environment setup live here, the workspace's repository,
+set-up script, git hooks, microagents and git queries in ``workspace_setup``.
 """
 
 from __future__ import annotations
@@ -14,24 +15,17 @@ import atexit
 import copy
 import json
 import os
-import random
 import shlex
-import string
-import tempfile
 import threading
-import zipfile
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, ClassVar, Final, TypeVar
 
 import httpx
 
 from openhands.core.config import MCPConfig, MCPStdioServerConfig, OpenHandsConfig
-from openhands.core.exceptions import (
-    AgentRuntimeDisconnectedError,
-    AgentRuntimeError,
-)
+from openhands.core.exceptions import AgentRuntimeDisconnectedError
 from openhands.core.logger import openhands_logger as logger
 from openhands.events.action import (
     Action,
@@ -50,7 +44,6 @@ from openhands.events.action import (
 from openhands.events.event import Event, EventSource
 from openhands.events.observation import (
     AgentThinkObservation,
-    CmdOutputObservation,
     ErrorObservation,
     NullObservation,
     Observation,
@@ -59,21 +52,24 @@ from openhands.events.observation import (
 )
 from openhands.events.serialization.registry import ACTION_TYPE_TO_CLASS
 from openhands.events.stream import EventStream, EventStreamSubscriber
+from openhands.runtime import workspace_setup
+from openhands.runtime.plugins.requirement import PluginRequirement
 from openhands.runtime.runtime_status import RuntimeStatus
-from openhands.runtime.utils.git_handler import CommandResult, GitHandler
+from openhands.runtime.utils.git_handler import GitHandler
+from openhands.runtime.workspace_setup import WorkspaceGit, run_hidden
 from openhands.storage.locations import get_conversation_dir
+from openhands.utils.sync_bridge import run_coroutine_blocking
 
 if TYPE_CHECKING:
+    from openhands.llm.llm_registry import LLMRegistry
     from openhands.microagent.microagent import BaseMicroagent
 
 StatusCallback = Callable[[str, RuntimeStatus, str], None]
+# A plugin the sandbox should start: a requirement, or just its name (e.g. "vscode").
+Plugin = PluginRequirement | str
 
 # Provider token variables: a command that mentions one gets fresh tokens exported first.
 PROVIDER_TOKEN_ENV_NAMES = ("github_token", "gitlab_token", "bitbucket_token")
-SETUP_SCRIPT = ".openhands/setup.sh"
-PRE_COMMIT_SCRIPT = ".openhands/pre-commit.sh"
-GIT_HOOK_MARKER = "This hook was installed by OpenHands"
-LEGACY_INSTRUCTIONS = ".openhands_instructions"
 
 
 def _env_vars_from_host() -> dict[str, str]:
@@ -96,9 +92,9 @@ class Runtime(ABC):
         self,
         config: OpenHandsConfig,
         event_stream: EventStream,
-        llm_registry: Any = None,
+        llm_registry: LLMRegistry | None = None,
         sid: str = "default",
-        plugins: list[Any] | None = None,
+        plugins: Sequence[Plugin] | None = None,
         env_vars: dict[str, str] | None = None,
         status_callback: StatusCallback | None = None,
         attach_to_existing: bool = False,
@@ -116,7 +112,7 @@ class Runtime(ABC):
         self.git_provider_tokens = dict(git_provider_tokens or {})
         self.runtime_status = None
         self._runtime_initialized = False
-        self.plugins = list(plugins or [])
+        self.plugins: list[Plugin] = list(plugins or [])
         if not headless_mode and not any(_plugin_name(p) == "vscode" for p in self.plugins):
             self.plugins.append("vscode")
         self.config = copy.deepcopy(config)
@@ -125,8 +121,8 @@ class Runtime(ABC):
         self._shown_only_lock = threading.Lock()
         self._closed = False
         # Built on first use: subclasses may only know their scripts dir once connected.
-        self._git_handler: GitHandler | None = None
-        self._git_lock = threading.Lock()
+        self._workspace_git: WorkspaceGit | None = None
+        self._workspace_git_lock = threading.Lock()
         self.event_stream.subscribe(EventStreamSubscriber.RUNTIME, self.on_event, self.sid)
         atexit.register(self._close_at_exit)
 
@@ -212,8 +208,6 @@ class Runtime(ABC):
         try:
             if isinstance(action, MCPAction):
                 # Subscriber threads have no running loop: the call gets one of its own.
-                from openhands.controller.sync_bridge import run_coroutine_blocking
-
                 observation = run_coroutine_blocking(self.call_tool_mcp(action))
             else:
                 observation = self.run_action(action)
@@ -252,8 +246,8 @@ class Runtime(ABC):
             return NullObservation("")
         if action.action not in ACTION_TYPE_TO_CLASS:
             return ErrorObservation(f"Action {action.action} does not exist.")
-        handler = self._handlers().get(action.action)
-        if handler is None:
+        route = SANDBOX_ACTIONS.get(action.action)
+        if route is None:
             return ErrorObservation(
                 f"Action {action.action} is not supported in the current runtime."
             )
@@ -261,18 +255,7 @@ class Runtime(ABC):
             return UserRejectObservation(
                 "Action has been rejected by the user! Waiting for further user input."
             )
-        return handler(action)
-
-    def _handlers(self) -> dict[str, Callable[[Any], Observation]]:
-        return {
-            CmdRunAction.action: self.run,
-            IPythonRunCellAction.action: self.run_ipython,
-            FileReadAction.action: self.read,
-            FileWriteAction.action: self.write,
-            FileEditAction.action: self.edit,
-            BrowseURLAction.action: self.browse,
-            BrowseInteractiveAction.action: self.browse_interactive,
-        }
+        return route(self, action)
 
     def _task_tracking(self, action: TaskTrackingAction) -> Observation:
         path = f"{get_conversation_dir(self.sid, self.user_id)}TASKS.md"
@@ -299,6 +282,8 @@ class Runtime(ABC):
         return TaskTrackingObservation(content, command="view", task_list=[])
 
     # --- the sandbox operations each runtime implements -------------------------------
+    # One method per sandbox action type (``SANDBOX_ACTIONS`` below routes to them); the
+    # HTTP runtimes send them all the same way, ``CLIRuntime`` runs each on the host.
 
     @abstractmethod
     def run(self, action: CmdRunAction) -> Observation: ...
@@ -359,14 +344,6 @@ class Runtime(ABC):
 
     # --- environment -------------------------------------------------------------------
 
-    def _run_setup_command(self, command: str, timeout: float = 120) -> CmdOutputObservation:
-        action = CmdRunAction(command, hidden=True)
-        action.set_hard_timeout(timeout)
-        obs = self.run(action)
-        if not isinstance(obs, CmdOutputObservation):
-            raise AgentRuntimeError(f"Setup command failed: {command!r}: {obs.content}")
-        return obs
-
     def setup_initial_env(self) -> None:
         if self.attach_to_existing:
             return
@@ -379,9 +356,10 @@ class Runtime(ABC):
         if self.config.runtime == "cli":
             return
         name, email = self.config.git_user_name, self.config.git_user_email
-        obs = self._run_setup_command(
+        obs = run_hidden(
+            self,
             f"git config --global user.name {shlex.quote(name)} && "
-            f"git config --global user.email {shlex.quote(email)}"
+            f"git config --global user.email {shlex.quote(email)}",
         )
         if obs.exit_code != 0:
             self.log("warning", f"could not set the git identity: {obs.content}")
@@ -396,7 +374,7 @@ class Runtime(ABC):
             )
             self.run_ipython(IPythonRunCellAction(code, include_extra=False))
         exports = "; ".join(f"export {k}={json.dumps(v)}" for k, v in env_vars.items())
-        obs = self._run_setup_command(exports)
+        obs = run_hidden(self, exports)
         if obs.exit_code != 0:
             raise RuntimeError(f"Failed to add env vars [{', '.join(env_vars)}] to environment")
         appends = " && ".join(
@@ -404,7 +382,7 @@ class Runtime(ABC):
             " >> ~/.bashrc)"
             for k, v in env_vars.items()
         )
-        obs = self._run_setup_command(appends)
+        obs = run_hidden(self, appends)
         if obs.exit_code != 0:
             raise RuntimeError(f"Failed to add env vars [{', '.join(env_vars)}] to .bashrc")
 
@@ -426,43 +404,17 @@ class Runtime(ABC):
         ``repo_url`` is the (authenticated) clone URL; the git-provider layer computes it.
         Returns the repository directory name, or "" when nothing was cloned.
         """
-        if not selected_repository:
-            if self.config.init_git_in_empty_workspace:
-                self._run_setup_command(
-                    "git init && git config --global --add safe.directory "
-                    f"{shlex.quote(str(self.workspace_root))}"
-                )
-            return ""
-        if repo_url is None:
-            raise ValueError(f"No clone URL available for repository {selected_repository}")
-        name = selected_repository.rstrip("/").split("/")[-1]
-        self.set_runtime_status(RuntimeStatus.SETTING_UP_WORKSPACE)
-        if selected_branch:
-            checkout = f"git checkout {shlex.quote(selected_branch)}"
-        else:
-            suffix = "".join(random.choices(string.ascii_lowercase + string.digits, k=8))
-            checkout = f"git checkout -b openhands-workspace-{suffix}"
-        obs = self._run_setup_command(
-            f"git clone {shlex.quote(repo_url)} {shlex.quote(name)}", timeout=600
+        return workspace_setup.clone_or_init_repo(
+            self,
+            selected_repository,
+            selected_branch,
+            repo_url,
+            init_git=self.config.init_git_in_empty_workspace,
         )
-        if obs.exit_code != 0:
-            raise AgentRuntimeError(f"git clone of {selected_repository} failed: {obs.content}")
-        self._run_setup_command(f"cd {shlex.quote(name)} && {checkout}")
-        return name
 
     def maybe_run_setup_script(self) -> None:
         """Run ``.openhands/setup.sh`` once, blocking and hidden, if the workspace has one."""
-        read = self.read(FileReadAction(SETUP_SCRIPT))
-        if isinstance(read, ErrorObservation):
-            return
-        self.set_runtime_status(RuntimeStatus.SETTING_UP_WORKSPACE)
-        action = CmdRunAction(
-            f"chmod +x {SETUP_SCRIPT} && source {SETUP_SCRIPT}", blocking=True, hidden=True
-        )
-        action.set_hard_timeout(600)
-        obs = self._run_shown_on_stream(action)
-        if isinstance(obs, CmdOutputObservation) and obs.exit_code != 0:
-            self.log("warning", f"setup script failed with exit code {obs.exit_code}")
+        workspace_setup.maybe_run_setup_script(self, self._run_shown_on_stream)
 
     def _run_shown_on_stream(self, action: Action) -> Observation:
         """Run ``action`` here and show it, with its result, on the stream as the
@@ -477,114 +429,41 @@ class Runtime(ABC):
         return observation
 
     def maybe_setup_git_hooks(self) -> None:
-        read = self.read(FileReadAction(PRE_COMMIT_SCRIPT))
-        if isinstance(read, ErrorObservation):
-            return
-        self.set_runtime_status(RuntimeStatus.SETTING_UP_GIT_HOOKS)
-        hook = (
-            "#!/bin/bash\n"
-            f"# {GIT_HOOK_MARKER}\n"
-            f'if [ -x "{PRE_COMMIT_SCRIPT}" ]; then\n'
-            f'  source "{PRE_COMMIT_SCRIPT}"\n'
-            "  exit $?\n"
-            "else\n"
-            f'  echo "Warning: {PRE_COMMIT_SCRIPT} is not executable; skipping it"\n'
-            "  exit 0\n"
-            "fi\n"
-        )
-        self._run_setup_command(
-            f"mkdir -p .git/hooks && chmod +x {PRE_COMMIT_SCRIPT} && "
-            "if [ -f .git/hooks/pre-commit ] && "
-            f"! grep -q {shlex.quote(GIT_HOOK_MARKER)} .git/hooks/pre-commit; then "
-            "mv .git/hooks/pre-commit .git/hooks/pre-commit.local && "
-            "chmod +x .git/hooks/pre-commit.local; fi"
-        )
-        self.write(FileWriteAction(".git/hooks/pre-commit", hook.rstrip("\n")))
-        self._run_setup_command("chmod +x .git/hooks/pre-commit")
+        workspace_setup.maybe_setup_git_hooks(self)
 
     def get_microagents_from_selected_repo(
         self, selected_repository: str | None
     ) -> list[BaseMicroagent]:
         """Microagents of the workspace (and of the selected repository, if any)."""
-        from openhands.microagent.microagent import load_microagents_from_dir
-
-        loaded: list[BaseMicroagent] = []
-        repo_dir = self.workspace_root
-        if selected_repository:
-            repo_dir = repo_dir / selected_repository.rstrip("/").split("/")[-1]
-
-        legacy = self._read_text(self.workspace_root / LEGACY_INSTRUCTIONS)
-        if legacy is None and selected_repository:
-            legacy = self._read_text(repo_dir / LEGACY_INSTRUCTIONS)
-        if legacy is not None:
-            from openhands.microagent.microagent import BaseMicroagent as _Base
-
-            # The file name makes it the `repo_legacy` repository microagent.
-            loaded.append(_Base.load(Path(LEGACY_INSTRUCTIONS), file_content=legacy))
-
-        microagents_dir = repo_dir / ".openhands" / "microagents"
-        if not self.list_files(str(microagents_dir)):
-            return loaded
-        try:
-            zip_path = self.copy_from(str(microagents_dir))
-            with tempfile.TemporaryDirectory() as tmp:
-                with zipfile.ZipFile(zip_path) as archive:
-                    archive.extractall(tmp)
-                zip_path.unlink(missing_ok=True)
-                repo_agents, knowledge_agents = load_microagents_from_dir(tmp)
-                loaded.extend(repo_agents.values())
-                loaded.extend(knowledge_agents.values())
-        except Exception as e:
-            self.log("error", f"could not load microagents from {microagents_dir}: {e}")
-        return loaded
-
-    def _read_text(self, path: Path) -> str | None:
-        obs = self.read(FileReadAction(str(path)))
-        if isinstance(obs, ErrorObservation):
-            return None
-        return obs.content
+        return workspace_setup.load_workspace_microagents(self, selected_repository)
 
     # --- git helpers ---------------------------------------------------------------------
 
-    def _run_static(self, command: str, cwd: str | None) -> CmdOutputObservation:
-        action = CmdRunAction(command, is_static=True, hidden=True, cwd=cwd)
-        action.set_hard_timeout(60)
-        obs = self.run(action)
-        if not isinstance(obs, CmdOutputObservation):
-            raise AgentRuntimeError(obs.content)
-        return obs
+    # Whether the git helper scripts may be written into the sandbox when it lacks them.
+    _copy_git_scripts: ClassVar[bool] = True
+
+    @property
+    def _git(self) -> WorkspaceGit:
+        with self._workspace_git_lock:
+            if self._workspace_git is None:
+                self._workspace_git = WorkspaceGit(
+                    self, self.helper_scripts_dir, copy_scripts=self._copy_git_scripts
+                )
+            return self._workspace_git
 
     @property
     def git_handler(self) -> GitHandler:
         """Runs the git helper scripts through this runtime's hidden static commands."""
-        if self._git_handler is None:
-            self._git_handler = GitHandler(
-                self._git_shell, self._git_create_file, scripts_dir=self.helper_scripts_dir
-            )
-        return self._git_handler
-
-    def _git_shell(self, command: str, cwd: str | None) -> CommandResult:
-        obs = self._run_static(command, cwd)
-        return CommandResult(obs.content, obs.exit_code)
-
-    def _git_create_file(self, path: str, content: str) -> int:
-        obs = self.write(FileWriteAction(path, content))
-        return -1 if isinstance(obs, ErrorObservation) else 0
+        return self._git.handler
 
     def get_git_changes(self, cwd: str) -> list[dict[str, str]] | None:
-        with self._git_lock:
-            self.git_handler.set_cwd(cwd)
-            return self.git_handler.get_git_changes()
+        return self._git.changes(cwd)
 
     def get_git_diff(self, file_path: str, cwd: str) -> dict[str, str]:
-        with self._git_lock:
-            self.git_handler.set_cwd(cwd)
-            return self.git_handler.get_git_diff(file_path)
+        return self._git.diff(file_path, cwd)
 
     def get_workspace_branch(self, repo_path: str | None = None) -> str | None:
-        with self._git_lock:
-            self.git_handler.set_cwd(repo_path or str(self.workspace_root))
-            return self.git_handler.get_current_branch()
+        return self._git.branch(repo_path or str(self.workspace_root))
 
     @property
     def helper_scripts_dir(self) -> str:
@@ -608,5 +487,37 @@ class Runtime(ABC):
         return False
 
 
-def _plugin_name(plugin: Any) -> str:
-    return plugin if isinstance(plugin, str) else getattr(plugin, "name", "")
+def _plugin_name(plugin: Plugin) -> str:
+    return plugin if isinstance(plugin, str) else plugin.name
+
+
+# --- the sandbox action table ---------------------------------------------------------------
+
+_A = TypeVar("_A", bound=Action)
+SandboxRoute = Callable[[Runtime, Action], Observation]
+
+
+def _route(kind: type[_A], method: Callable[[Runtime, _A], Observation]) -> SandboxRoute:
+    def call(runtime: Runtime, action: Action) -> Observation:
+        if not isinstance(action, kind):  # only a class reusing another's type name gets here
+            raise TypeError(f"{type(action).__name__} is not a {kind.__name__}")
+        return method(runtime, action)
+
+    return call
+
+
+# The actions a sandbox runs, by type → the Runtime method that runs it (runtime.md §10.3).
+# A runnable type missing here is "not supported in the current runtime".
+SANDBOX_ACTIONS: Final[Mapping[str, SandboxRoute]] = {
+    CmdRunAction.action: _route(CmdRunAction, lambda runtime, a: runtime.run(a)),
+    IPythonRunCellAction.action: _route(
+        IPythonRunCellAction, lambda runtime, a: runtime.run_ipython(a)
+    ),
+    FileReadAction.action: _route(FileReadAction, lambda runtime, a: runtime.read(a)),
+    FileWriteAction.action: _route(FileWriteAction, lambda runtime, a: runtime.write(a)),
+    FileEditAction.action: _route(FileEditAction, lambda runtime, a: runtime.edit(a)),
+    BrowseURLAction.action: _route(BrowseURLAction, lambda runtime, a: runtime.browse(a)),
+    BrowseInteractiveAction.action: _route(
+        BrowseInteractiveAction, lambda runtime, a: runtime.browse_interactive(a)
+    ),
+}

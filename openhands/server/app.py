@@ -25,10 +25,16 @@ import socketio
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
+from openhands.controller.agent import register_custom_agents
 from openhands.core.config import OpenHandsConfig
 from openhands.integrations.service_types import AuthenticationError
 from openhands.server import errors, socket_json
-from openhands.server.app_services import AppServices, pop_running, push_running
+from openhands.server.app_services import (
+    AppServices,
+    load_app_config,
+    pop_running,
+    push_running,
+)
 from openhands.server.conversation_manager.conversation_manager import ConversationManager
 from openhands.server.errors import install_error_handlers
 from openhands.server.listen_socket import register_socket_handlers
@@ -184,12 +190,9 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        if config is None:
-            from openhands.core.config import load_openhands_config
-
-            app_config = load_openhands_config()
-        else:
-            app_config = config
+        app_config = load_app_config() if config is None else config
+        # `/api/options/agents` lists the registered agents, the config's custom ones too.
+        register_custom_agents(app_config)
         _widen_default_executor(app_config)
         services = await build_services(app_config, server, sio, manager_factory)
         manager = services.conversation_manager

@@ -21,6 +21,7 @@ from openhands.server.user_auth.user_auth import UserAuthFactory
 from openhands.storage.conversation.conversation_store import ConversationStore
 from openhands.storage.conversation.file_conversation_store import FileConversationStore
 from openhands.storage.files import FileStore
+from openhands.storage.jwt_secret import ensure_jwt_secret
 from openhands.storage.secrets.file_secrets_store import FileSecretsStore
 from openhands.storage.secrets.secrets_store import SecretsStore
 from openhands.storage.settings.file_settings_store import FileSettingsStore
@@ -56,6 +57,18 @@ class AppServices:
 
 
 _running: list[AppServices] = []
+
+
+def load_app_config() -> OpenHandsConfig:
+    """The config a server loads for itself: config.toml + environment, with its JWT secret.
+
+    The secret is made here, at server start, not by config loading (which knows no stores).
+    """
+    from openhands.core.config import load_openhands_config
+
+    config = load_openhands_config()
+    ensure_jwt_secret(config)
+    return config
 
 
 def running_services() -> AppServices | None:

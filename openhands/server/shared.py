@@ -6,10 +6,11 @@ through typed dependencies); this module serves them under the reference's names
 - while an app runs in this process, each name is that app's object
   (``app_services.running_services()``);
 - otherwise each is built on first access from ``config.toml`` + environment and kept:
-  ``config`` (``load_openhands_config()``), ``server_config`` (``load_server_config()``),
-  ``file_store``, ``sio`` (the Socket.IO server of ``openhands.server.app.app``),
-  ``monitoring_listener`` and ``conversation_manager`` (from the extension points; the
-  manager is not entered, so it runs no cleanup task).
+  ``config`` (``load_app_config()``: the loaded config plus its JWT secret),
+  ``server_config`` (``load_server_config()``), ``file_store``, ``sio`` (the Socket.IO
+  server of ``openhands.server.app.app``), ``monitoring_listener`` and
+  ``conversation_manager`` (from the extension points; the manager is not entered, so it
+  runs no cleanup task).
 
 ``SettingsStoreImpl``, ``SecretsStoreImpl`` and ``ConversationStoreImpl`` are the classes
 the server config names (``get_impl``). Nothing is built at import.
@@ -60,9 +61,9 @@ _built: dict[str, Any] = {}
 
 
 def _config() -> Any:
-    from openhands.core.config import load_openhands_config
+    from openhands.server.app_services import load_app_config
 
-    return load_openhands_config()
+    return load_app_config()
 
 
 def _server_config() -> Any:

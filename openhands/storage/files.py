@@ -1,12 +1,14 @@
 """The FileStore seam: a tiny key/value store whose keys look like ``/``-separated paths.
 
-Every backend (local disk, memory, S3, GCS, web-hook wrappers) implements these four
+Every backend (local disk, memory, S3, GCS, web-hook wrappers) implements the four abstract
 operations. Paths are relative to the store root; the contracts below are what the event
-store and the conversation/settings stores rely on.
+store and the conversation/settings stores rely on. The other methods have portable
+defaults built on those four; a backend overrides one when it can do the same job cheaper.
 """
 
 from __future__ import annotations
 
+import builtins  # in the class bodies below, ``list`` is the method, not the type
 from abc import ABC, abstractmethod
 
 
@@ -43,6 +45,48 @@ class FileStore(ABC):
         Directory entries end with ``/``, files don't. The order is unspecified.
         """
 
+    def list_names(self, path: str) -> builtins.list[str]:
+        """The last path segment of each of ``list(path)``'s entries (directories without
+        their trailing ``/``), in no particular order; a missing ``path`` is treated as
+        ``list`` treats it. For callers that match names, not paths: the local store
+        skips building a path and checking the type of each entry."""
+        return [entry.rstrip("/").rsplit("/", 1)[-1] for entry in self.list(path)]
+
     @abstractmethod
     def delete(self, path: str) -> None:
         """Delete a file, or a directory recursively. A missing path is not an error."""
+
+    def write_atomic(self, path: str, contents: bytes, scratch: str) -> None:
+        """Write ``path`` so that it exists complete or not at all, for a concurrent reader
+        and after a crash at any instant, whatever the store's own write mode.
+
+        ``scratch`` is a store path the caller reserves for this write (no other write
+        running at the same time uses it). A backend that writes through a temporary file
+        writes it there and moves it into place; it may be left behind by a crash and is
+        overwritten by the next write using it. By default this is ``write``: putting an
+        object, or setting a dict entry, is already all or nothing.
+        """
+        self.write(path, contents)
+
+    def sequence_end(self, directory: str, suffix: str, start: int, max_gap: int) -> int:
+        """One past the highest ``n >= start`` for which ``{directory}{n}{suffix}`` exists,
+        or ``start`` when there is none. ``directory`` ends with ``/``.
+
+        For files numbered 0, 1, 2, ... with ``start`` known to be in use or next: a backend
+        may look at the numbers from ``start`` on one by one and stop after ``max_gap``
+        missing ones in a row. The default lists the directory, which is one request on an
+        object store, where checking numbers one by one would cost one request each.
+        """
+        try:
+            names = self.list(directory)
+        except FileNotFoundError:
+            return start
+        end = start
+        for name in names:
+            stem = name.rsplit("/", 1)[-1]
+            if not stem.endswith(suffix):
+                continue
+            number = stem[: len(stem) - len(suffix)]
+            if number.isdigit() and int(number) >= end:
+                end = int(number) + 1
+        return end

@@ -113,7 +113,7 @@ async def auto_generate_title(
 
 
 def _first_user_message(conversation_id: str, user_id: str | None, file_store: FileStore) -> str:
-    # The event store sits above this package; it is only needed when a title is made.
+    # Only needed when a title is made; importing this module stays cheap without it.
     from openhands.events.action.message import MessageAction
     from openhands.events.event import EventSource
     from openhands.events.event_store import EventStore

@@ -69,7 +69,6 @@ from openhands.core.config.toml_loader import (
 from openhands.core.config.utils import (
     finalize_config,
     load_openhands_config,
-    register_custom_agents,
     setup_config_from_args,
 )
 
@@ -125,7 +124,6 @@ __all__ = [
     "model_defaults_to_dict",
     "parse_arguments",
     "register_agent_config_model",
-    "register_custom_agents",
     "reveal",
     "setup_config_from_args",
 ]

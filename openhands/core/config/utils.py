@@ -3,24 +3,20 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
-import secrets
 from pathlib import Path
 from typing import Any
 
 from dotenv import find_dotenv, load_dotenv
 from pydantic import BaseModel, SecretStr
 
-from openhands.core.config.agent_config import load_class
 from openhands.core.config.config_utils import DEFAULT_CONFIG_FILE
 from openhands.core.config.env_loader import load_from_env
 from openhands.core.config.openhands_config import OpenHandsConfig
 from openhands.core.config.toml_loader import get_llm_config_arg, load_from_toml
 from openhands.core.exceptions import ConfigurationError
-from openhands.core.logger import openhands_logger, register_secret, set_log_level
+from openhands.core.logger import register_secret, set_log_level
 
-JWT_SECRET_FILE = ".jwt_secret"
 USER_CONFIG_FILE = "~/.openhands/config.toml"
 WORKSPACE_IN_SANDBOX = "/workspace"
 
@@ -34,7 +30,6 @@ def load_openhands_config(
     load_from_toml(config, config_file)
     load_from_env(config, os.environ)
     finalize_config(config)
-    register_custom_agents(config)
     register_config_secrets(config)
     if set_logging_levels and config.debug:
         set_log_level("DEBUG")
@@ -78,38 +73,11 @@ def _apply_workspace_mounts(cfg: OpenHandsConfig) -> None:
         cfg.workspace_mount_path = cfg.workspace_mount_path.replace(source, target)
 
 
-def read_or_create_jwt_secret(cfg: OpenHandsConfig) -> str:
-    """The `.jwt_secret` of the file store, created (random) on first use."""
-    if cfg.file_store == "memory":
-        return secrets.token_hex(16)
-    if cfg.file_store == "local":
-        path = Path(os.path.expanduser(cfg.file_store_path)) / JWT_SECRET_FILE
-        if path.is_file():
-            return path.read_text(encoding="utf-8")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        value = secrets.token_hex(16)
-        path.write_text(value, encoding="utf-8")
-        path.chmod(0o600)
-        return value
-    # Remote stores (s3, google_cloud) need the storage package, which sits above this one.
-    storage: Any = importlib.import_module("openhands.storage")
-    store = storage.get_file_store(cfg.file_store, cfg.file_store_path)
-    try:
-        existing: str = store.read(JWT_SECRET_FILE)
-        return existing
-    except FileNotFoundError:
-        value = secrets.token_hex(16)
-        store.write(JWT_SECRET_FILE, value)
-        return value
-
-
 def finalize_config(cfg: OpenHandsConfig) -> None:
     """Derive what depends on several settings; run once, after TOML and env."""
     _apply_workspace_mounts(cfg)
     if cfg.cache_dir:
         Path(cfg.cache_dir).mkdir(parents=True, exist_ok=True)
-    if cfg.jwt_secret is None or not cfg.jwt_secret.get_secret_value():
-        cfg.jwt_secret = SecretStr(read_or_create_jwt_secret(cfg))
     cfg.get_agent_config()  # the default agent always exists from here on
     if cfg.runtime == "cli":
         # The CLI runtime works on the host: no Jupyter kernel and no browser.
@@ -121,24 +89,6 @@ def finalize_config(cfg: OpenHandsConfig) -> None:
         # model a tool that cannot work.
         for agent_config in cfg.agents.values():
             agent_config.enable_browsing = False
-
-
-def register_custom_agents(cfg: OpenHandsConfig) -> None:
-    """Register every agent config that names a `classpath` under its section name."""
-    custom = {name: c.classpath for name, c in cfg.agents.items() if c.classpath}
-    if not custom:
-        return
-    # The agent registry sits above this package; import it only when it is needed.
-    try:
-        agent_base: Any = importlib.import_module("openhands.controller.agent").Agent
-    except (ImportError, AttributeError) as exc:
-        openhands_logger.error("Cannot register custom agents %s: %s", sorted(custom), exc)
-        return
-    for name, classpath in custom.items():
-        try:
-            agent_base.register(name, load_class(classpath))
-        except Exception as exc:  # one bad custom agent must not stop the app
-            openhands_logger.error("Cannot register agent %r (%s): %s", name, classpath, exc)
 
 
 def register_config_secrets(value: Any) -> None:

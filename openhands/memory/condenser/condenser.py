@@ -15,18 +15,27 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 from openhands.events.action.agent import CondensationAction
 from openhands.memory.view import View
 
 if TYPE_CHECKING:
-    from openhands.controller.state.state import State
     from openhands.llm.llm_registry import LLMRegistry
 
 CONDENSER_METADATA_KEY = "condenser_meta"
 
 C = TypeVar("C", bound="type[Condenser]")
+
+
+class CondenserState(Protocol):
+    """What a condenser uses of the controller's ``State``: memory sits below the controller,
+    so it names the two members it needs instead of the class."""
+
+    extra_data: dict[str, Any]
+
+    @property
+    def view(self) -> View: ...
 
 
 @dataclass
@@ -51,7 +60,7 @@ class Condenser(ABC):
     def condense(self, view: View) -> View | Condensation:
         """A smaller view of ``view``, or a condensation to publish instead."""
 
-    def condensed_history(self, state: State) -> View | Condensation:
+    def condensed_history(self, state: CondenserState) -> View | Condensation:
         """Condense ``state.view``, recording metadata in ``state.extra_data``."""
         self._llm_metadata = llm_metadata_for(state, type(self).__name__)
         with self.metadata_batch(state):
@@ -63,7 +72,7 @@ class Condenser(ABC):
         """Remember ``value`` for the current batch (flushed to the state afterwards)."""
         self._metadata_batch[key] = value
 
-    def write_metadata(self, state: State) -> None:
+    def write_metadata(self, state: CondenserState) -> None:
         if self._metadata_batch:
             state.extra_data.setdefault(CONDENSER_METADATA_KEY, []).append(
                 dict(self._metadata_batch)
@@ -71,7 +80,7 @@ class Condenser(ABC):
         self._metadata_batch = {}
 
     @contextmanager
-    def metadata_batch(self, state: State) -> Iterator[None]:
+    def metadata_batch(self, state: CondenserState) -> Iterator[None]:
         try:
             yield
         finally:
@@ -129,7 +138,7 @@ class RollingCondenser(Condenser, ABC):
         return view
 
 
-def llm_metadata_for(state: State, agent_name: str) -> dict[str, Any]:
+def llm_metadata_for(state: CondenserState, agent_name: str) -> dict[str, Any]:
     to_metadata = getattr(state, "to_llm_metadata", None)
     if to_metadata is None:
         return {}

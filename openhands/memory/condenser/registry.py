@@ -8,16 +8,17 @@ condenser class); importing ``openhands.memory.condenser`` registers every built
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from openhands.memory.condenser.condenser import CONDENSER_METADATA_KEY, Condenser
-
-if TYPE_CHECKING:
-    from openhands.controller.state.state import State
+from openhands.memory.condenser.condenser import (
+    CONDENSER_METADATA_KEY,
+    Condenser,
+    CondenserState,
+)
 
 CONDENSER_REGISTRY: dict[type, type[Condenser]] = Condenser._registry
 
 
-def get_condensation_metadata(state: State) -> list[dict[str, Any]]:
+def get_condensation_metadata(state: CondenserState) -> list[dict[str, Any]]:
     metadata = state.extra_data.get(CONDENSER_METADATA_KEY)
     return list(metadata) if metadata else []

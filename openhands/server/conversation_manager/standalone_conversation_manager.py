@@ -6,8 +6,8 @@ import asyncio
 import contextlib
 import logging
 import time
+from dataclasses import dataclass
 from datetime import datetime
-from functools import partial
 from typing import Any
 
 import socketio
@@ -56,6 +56,31 @@ START_AFTER_TEARDOWN_SECONDS = 180.0
 _OLDEST = datetime.min
 
 
+@dataclass(eq=False)
+class ConversationRecord:
+    """Everything the manager holds for one conversation.
+
+    ``close_session`` pops the record and closes what it holds. Until then it lives as long
+    as something uses it: an agent loop, a runtime attached for REST calls, or sockets (a
+    joining socket needs the delivery before the loop exists). The cleanup task drops
+    records that hold none of these any more.
+    """
+
+    sid: str
+    # Live payloads to the conversation's room; the loop's session sends through it and
+    # joining sockets are held in it while their replay runs.
+    delivery: RoomDelivery
+    session: Session | None = None
+    start: asyncio.Task[None] | None = None
+    updater: MetadataUpdater | None = None
+    # A runtime in attach mode that REST calls share while no loop runs; ``rest_users``
+    # counts the requests using it, and the cleanup task disconnects it once that is 0.
+    rest: ServerConversation | None = None
+    rest_users: int = 0
+    # Set when the record is closed; done once the loop's sandbox is torn down.
+    gone: asyncio.Future[None] | None = None
+
+
 class StandaloneConversationManager(ConversationManager):
     def __init__(
         self,
@@ -73,22 +98,18 @@ class StandaloneConversationManager(ConversationManager):
         self.agent_session_cls = agent_session_cls
         self.monitoring_listener = monitoring_listener or MonitoringListener()
         self.conversation_store = FileConversationStore(file_store)
-        self._sessions: dict[str, Session] = {}
-        self._start_tasks: dict[str, asyncio.Task[None]] = {}
-        self._updaters: dict[str, MetadataUpdater] = {}
+        self._conversations: dict[str, ConversationRecord] = {}
+        # Socket (connection id) → the conversation it joined.
         self._connections: dict[str, str] = {}
-        self._deliveries: dict[str, RoomDelivery] = {}
-        self._active: dict[str, tuple[ServerConversation, int]] = {}
-        self._detached: dict[str, tuple[ServerConversation, float]] = {}
-        self._lock = asyncio.Lock()
+        # Closed records whose sandbox is still being torn down, or whose REST runtime is
+        # still used by a request. A new start of the same conversation waits for their
+        # teardown (it would attach to a sandbox that is going away), and so does shutdown
+        # (a stop just before it would leave the sandbox, a container or local tmux and
+        # bash, behind).
+        self._closing: set[ConversationRecord] = set()
+        self._lock = asyncio.Lock()  # guards the REST runtimes (``rest``, ``rest_users``)
         self._start_lock = asyncio.Lock()
         self._cleanup_task: asyncio.Task[None] | None = None
-        # Sandbox teardowns still running; shutdown waits for them, or a stop just before a
-        # shutdown would leave the sandbox (a container, or local tmux and bash) behind.
-        self._teardowns: set[asyncio.Future[None]] = set()
-        # The latest teardown per conversation: a new start of that conversation waits for
-        # it, or it would attach to a sandbox that is going away (others are not held up).
-        self._teardown_of: dict[str, asyncio.Future[None]] = {}
 
     # --- lifecycle -----------------------------------------------------------------------
 
@@ -119,17 +140,19 @@ class StandaloneConversationManager(ConversationManager):
             with contextlib.suppress(asyncio.CancelledError):
                 await self._cleanup_task
             self._cleanup_task = None
-        handles = [conv for conv, _ in self._active.values()]
-        handles += [conv for conv, _ in self._detached.values()]
-        self._active.clear()
-        self._detached.clear()
+        handles: list[ServerConversation] = []
+        for record in [*self._conversations.values(), *self._closing]:
+            if record.rest is not None:
+                handles.append(record.rest)
+                record.rest, record.rest_users = None, 0
+                self._settle(record)
         for conversation in handles:
             await conversation.disconnect()
-        await asyncio.gather(
-            *(self.close_session(sid) for sid in list(self._sessions)), return_exceptions=True
-        )
-        if self._teardowns:
-            await asyncio.wait(self._teardowns, timeout=TEARDOWN_WAIT_SECONDS)
+        running = [sid for sid, rec in self._conversations.items() if rec.session is not None]
+        await asyncio.gather(*(self.close_session(sid) for sid in running), return_exceptions=True)
+        teardowns = [record.gone for record in self._closing if record.gone is not None]
+        if pending := [gone for gone in teardowns if not gone.done()]:
+            await asyncio.wait(pending, timeout=TEARDOWN_WAIT_SECONDS)
 
     @property
     def cleanup_running(self) -> bool:
@@ -142,7 +165,7 @@ class StandaloneConversationManager(ConversationManager):
     ) -> ServerConversation | None:
         if not await asyncio.to_thread(session_exists, sid, self.file_store, user_id):
             return None
-        session = self._sessions.get(sid)
+        session = self._session(sid)
         if session is not None:
             # A running loop: borrow its stream and runtime; nothing to release later.
             return ServerConversation(
@@ -153,20 +176,18 @@ class StandaloneConversationManager(ConversationManager):
                 event_stream=session.event_stream,
                 runtime=session.agent_session.runtime,
                 security_analyzer=session.agent_session.security_analyzer,
+                borrowed=True,
             )
         async with self._lock:
-            if sid in self._active:
-                conversation, count = self._active[sid]
-                self._active[sid] = (conversation, count + 1)
-                return conversation
-            if sid in self._detached:
-                conversation, _ = self._detached.pop(sid)
-                self._active[sid] = (conversation, 1)
-                return conversation
+            record = self._conversations.get(sid)
+            if record is not None and record.rest is not None:
+                record.rest_users += 1  # from 0: an idle runtime the cleanup has not closed
+                return record.rest
             attached = await self._attach_runtime(sid, user_id)
             if attached is None:
                 return None
-            self._active[sid] = (attached, 1)
+            record = self._record(sid)
+            record.rest, record.rest_users = attached, 1
             return attached
 
     async def _attach_runtime(self, sid: str, user_id: str | None) -> ServerConversation | None:
@@ -188,24 +209,49 @@ class StandaloneConversationManager(ConversationManager):
         if not conversation.owns_runtime:
             return
         async with self._lock:
-            entry = self._active.get(conversation.sid)
-            if entry is None or entry[0] is not conversation:
+            record = self._conversations.get(conversation.sid)
+            if record is not None and record.rest is conversation:
+                record.rest_users -= 1  # at 0 it stays for reuse until the next cleanup
                 return
-            count = entry[1] - 1
-            if count > 0:
-                self._active[conversation.sid] = (conversation, count)
+            # The conversation was closed while this request used the runtime: nobody can
+            # reuse it now, so the last request closes it.
+            record = next((r for r in self._closing if r.rest is conversation), None)
+            if record is None:
+                return  # closed at shutdown already
+            record.rest_users -= 1
+            if record.rest_users > 0:
                 return
-            del self._active[conversation.sid]
-            self._detached[conversation.sid] = (conversation, time.time())
+            record.rest = None
+            self._settle(record)
+        await conversation.disconnect()
 
-    # --- sockets -------------------------------------------------------------------------
+    # --- records -------------------------------------------------------------------------
+
+    def _record(self, sid: str) -> ConversationRecord:
+        record = self._conversations.get(sid)
+        if record is None:
+            record = ConversationRecord(sid, RoomDelivery(self.sio, sid, self._room_members))
+            self._conversations[sid] = record
+        return record
+
+    def _session(self, sid: str) -> Session | None:
+        record = self._conversations.get(sid)
+        return record.session if record is not None else None
 
     def _delivery(self, sid: str) -> RoomDelivery:
-        delivery = self._deliveries.get(sid)
-        if delivery is None:
-            delivery = RoomDelivery(self.sio, sid, self._room_members)
-            self._deliveries[sid] = delivery
-        return delivery
+        """The room delivery of ``sid``; one that is not kept when no record exists (then no
+        socket is held or joined, so it behaves like a kept one)."""
+        record = self._conversations.get(sid)
+        if record is not None:
+            return record.delivery
+        return RoomDelivery(self.sio, sid, self._room_members)
+
+    def _settle(self, record: ConversationRecord) -> None:
+        """Forget a closed record once its teardown is over and no request uses its runtime."""
+        if (record.gone is None or record.gone.done()) and record.rest is None:
+            self._closing.discard(record)
+
+    # --- sockets -------------------------------------------------------------------------
 
     def _room_members(self, room: str) -> list[str]:
         return [sid for sid, _ in self.sio.manager.get_participants("/", room)]
@@ -218,7 +264,7 @@ class StandaloneConversationManager(ConversationManager):
         user_id: str | None,
         latest_event_id: int = -1,
     ) -> AgentLoopInfo:
-        delivery = self._delivery(sid)
+        delivery = self._record(sid).delivery
         delivery.hold(connection_id)
         try:
             await self.sio.enter_room(connection_id, room_name(sid))
@@ -253,7 +299,7 @@ class StandaloneConversationManager(ConversationManager):
         }
 
     def _owner(self, sid: str) -> str | None:
-        session = self._sessions.get(sid)
+        session = self._session(sid)
         return session.user_id if session is not None else None
 
     async def send_to_event_stream(self, connection_id: str, data: dict[str, Any]) -> None:
@@ -263,18 +309,19 @@ class StandaloneConversationManager(ConversationManager):
         await self.send_event_to_conversation(sid, data)
 
     async def send_event_to_conversation(self, sid: str, data: dict[str, Any]) -> None:
-        session = self._sessions.get(sid)
+        session = self._session(sid)
         if session is None:
             raise NoConversationError(sid)
         await session.dispatch(data)
 
     async def disconnect_from_session(self, connection_id: str) -> None:
         sid = self._connections.pop(connection_id, None)
-        if sid is not None and sid in self._deliveries:
-            self._deliveries[sid].forget(connection_id)
+        record = self._conversations.get(sid) if sid is not None else None
+        if record is not None:
+            record.delivery.forget(connection_id)
 
     async def send_title_update(self, sid: str, title: str) -> None:
-        session = self._sessions.get(sid)
+        session = self._session(sid)
         if session is not None:
             session.send_title(title)
             return
@@ -293,19 +340,20 @@ class StandaloneConversationManager(ConversationManager):
     ) -> set[str]:
         return {
             sid
-            for sid, session in self._sessions.items()
-            if (filter_to_sids is None or sid in filter_to_sids)
-            and (user_id is None or session.user_id == user_id)
+            for sid, record in self._conversations.items()
+            if record.session is not None
+            and (filter_to_sids is None or sid in filter_to_sids)
+            and (user_id is None or record.session.user_id == user_id)
         }
 
     async def get_agent_loop_info(
         self, user_id: str | None = None, filter_to_sids: set[str] | None = None
     ) -> list[AgentLoopInfo]:
         sids = await self.get_running_agent_loops(user_id, filter_to_sids)
-        return [self._loop_info(self._sessions[sid]) for sid in sids]
+        return [self._loop_info(session) for sid in sids if (session := self._session(sid))]
 
     def get_agent_session(self, sid: str) -> AgentSession | None:
-        session = self._sessions.get(sid)
+        session = self._session(sid)
         return session.agent_session if session is not None else None
 
     def _loop_info(self, session: Session) -> AgentLoopInfo:
@@ -327,24 +375,22 @@ class StandaloneConversationManager(ConversationManager):
         replay_json: str | None = None,
     ) -> AgentLoopInfo:
         async with self._start_lock:
-            session = self._sessions.get(sid)
-            if session is not None and self._start_failed(sid, session):
+            record = self._conversations.get(sid)
+            session = record.session if record is not None else None
+            if record is not None and session is not None and _start_failed(record, session):
                 # A failed start is not a loop to reuse: start afresh (its sandbox is torn
                 # down first, and the new start waits for that).
                 await self.close_session(sid)
                 session = None
             if session is None:
                 await self._make_room(user_id)
-                session = self._create_session(sid, init_data, user_id)
-                self._start_tasks[sid] = asyncio.create_task(
+                record = self._record(sid)  # again: the awaits above may have closed it
+                session = self._create_session(record, init_data, user_id)
+                record.start = asyncio.create_task(
                     self._start_after_teardown(session, init_data, initial_user_msg, replay_json),
                     name=f"agent-start-{sid}",
                 )
         return self._loop_info(session)
-
-    def _start_failed(self, sid: str, session: Session) -> bool:
-        task = self._start_tasks.get(sid)
-        return (task is None or task.done()) and session.agent_session.start_failed
 
     async def _start_after_teardown(
         self,
@@ -366,23 +412,28 @@ class StandaloneConversationManager(ConversationManager):
         teardowns are not waited for)."""
         deadline = time.monotonic() + timeout
         while True:
-            teardown = self._teardown_of.get(sid)
-            if teardown is None or teardown.done():
+            pending = [
+                record.gone
+                for record in self._closing
+                if record.sid == sid and record.gone is not None and not record.gone.done()
+            ]
+            if not pending:
                 return
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 logger.warning("The sandbox teardown of %s is still running; starting anyway", sid)
                 return
-            await asyncio.wait({teardown}, timeout=remaining)
+            await asyncio.wait(pending, timeout=remaining)
 
     def _create_session(
-        self, sid: str, init_data: ConversationInitData, user_id: str | None
+        self, record: ConversationRecord, init_data: ConversationInitData, user_id: str | None
     ) -> Session:
+        sid = record.sid
         session = Session(
             sid,
             self.config,
             self.file_store,
-            self._delivery(sid),
+            record.delivery,
             user_id=user_id,
             agent_session_cls=self.agent_session_cls,
             monitoring_listener=self.monitoring_listener,
@@ -397,8 +448,7 @@ class StandaloneConversationManager(ConversationManager):
             lock=self.metadata_lock(sid),
         )
         session.event_stream.subscribe("server", updater.on_event, f"{sid}_metadata")
-        self._updaters[sid] = updater
-        self._sessions[sid] = session
+        record.session, record.updater = session, updater
         return session
 
     async def _make_room(self, user_id: str | None) -> None:
@@ -428,41 +478,40 @@ class StandaloneConversationManager(ConversationManager):
         return min(sorted(stamps), key=lambda sid: stamps[sid])
 
     async def close_session(self, sid: str) -> None:
-        session = self._sessions.pop(sid, None)
-        if session is None:
-            return
+        record = self._conversations.get(sid)
+        if record is None or record.session is None:
+            return  # no loop: nothing to close (sockets and REST calls keep their record)
+        del self._conversations[sid]
+        session = record.session
         # From here until its sandbox is gone, a new start of this conversation waits
         # (``wait_for_teardown``): it must not attach to the sandbox being stopped.
         gone: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._teardown_of[sid] = gone
-        gone.add_done_callback(partial(self._forget_teardown, sid))
+        record.gone = gone
+        self._closing.add(record)
+        gone.add_done_callback(lambda _: self._settle(record))
+        # An idle REST runtime goes now (nobody can reuse it), one in use when its last
+        # request ends (``detach_from_conversation``).
+        idle_rest = None
+        if record.rest is not None and record.rest_users == 0:
+            idle_rest, record.rest = record.rest, None
         try:
             for connection_id, joined in list(self._connections.items()):
                 if joined == sid:
                     self._connections.pop(connection_id, None)
-                    self._delivery(sid).forget(connection_id)
+                    record.delivery.forget(connection_id)
                     with contextlib.suppress(Exception):
                         await self.sio.disconnect(connection_id)
-            self._start_tasks.pop(sid, None)
-            updater = self._updaters.pop(sid, None)
-            if updater is not None:
-                await updater.close()
+            if record.updater is not None:
+                await record.updater.close()
             await session.close()
         finally:
             teardown = session.agent_session.teardown
             if teardown is not None and not teardown.done():
-                self._teardowns.add(teardown)
-                teardown.add_done_callback(self._teardowns.discard)
                 teardown.add_done_callback(lambda _: _resolve(gone))
             else:
                 _resolve(gone)
-        delivery = self._deliveries.get(sid)
-        if delivery is not None and delivery.idle:
-            self._deliveries.pop(sid, None)
-
-    def _forget_teardown(self, sid: str, teardown: asyncio.Future[None]) -> None:
-        if self._teardown_of.get(sid) is teardown:
-            del self._teardown_of[sid]
+            if idle_rest is not None:
+                await idle_rest.disconnect()
 
     # --- cleanup -------------------------------------------------------------------------
 
@@ -478,19 +527,33 @@ class StandaloneConversationManager(ConversationManager):
 
     async def _cleanup_once(self) -> None:
         async with self._lock:
-            detached = [conversation for conversation, _ in self._detached.values()]
-            self._detached.clear()
-        for conversation in detached:
+            idle: list[ServerConversation] = []
+            for record in self._conversations.values():
+                if record.rest is not None and record.rest_users == 0:
+                    idle.append(record.rest)
+                    record.rest = None
+        for conversation in idle:
             await conversation.disconnect()
+        connected = set(self._connections.values())
+        unused = [
+            sid
+            for sid, record in self._conversations.items()
+            if record.session is None
+            and record.rest is None
+            and record.delivery.idle
+            and sid not in connected
+        ]
+        for sid in unused:
+            del self._conversations[sid]
         close_delay = self.config.sandbox.close_delay
         if not close_delay:
             return  # idle loops are kept; the task itself keeps running (reference QUIRK fixed)
         cutoff = time.time() - close_delay
-        connected = set(self._connections.values())
         stale = [
             sid
-            for sid, session in self._sessions.items()
-            if session.last_active_ts < cutoff
+            for sid, record in self._conversations.items()
+            if (session := record.session) is not None
+            and session.last_active_ts < cutoff
             and session.agent_state() not in (AgentState.RUNNING, None)
             and sid not in connected
         ]
@@ -499,6 +562,11 @@ class StandaloneConversationManager(ConversationManager):
                 asyncio.gather(*(self.close_session(sid) for sid in stale), return_exceptions=True),
                 CLOSE_TIMEOUT_SECONDS,
             )
+
+
+def _start_failed(record: ConversationRecord, session: Session) -> bool:
+    task = record.start
+    return (task is None or task.done()) and session.agent_session.start_failed
 
 
 def _resolve(future: asyncio.Future[None]) -> None:

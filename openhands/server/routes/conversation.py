@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from datetime import datetime
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, Body
 from pydantic import BaseModel, Field
@@ -33,7 +33,11 @@ from openhands.server.models.conversation import (
 )
 from openhands.server.routes.web_host_probe import live_web_hosts
 from openhands.server.services.conversation_events import search_events
+from openhands.server.session.server_conversation import ServerConversation
 from openhands.server.session.user_actions import InvalidUserActionError
+
+if TYPE_CHECKING:
+    from openhands.runtime.base import Runtime
 
 
 class EventFilterBody(BaseModel):
@@ -66,13 +70,19 @@ async def get_remote_runtime_config(conversation: AttachedConversation) -> Runti
     )
 
 
+def _runtime_of(conversation: ServerConversation) -> Runtime:
+    if conversation.runtime is None:
+        raise RuntimeError("Runtime not yet initialized")
+    return conversation.runtime
+
+
 @conversation_api_router.get(
     "/vscode-url",
     responses={**errors.ATTACHED_RESPONSES, 500: errors.error("The runtime has no VSCode URL")},
 )
 async def get_vscode_url(conversation: AttachedConversation) -> VSCodeUrlResponse:
     try:
-        url = await asyncio.to_thread(lambda: conversation.runtime.vscode_url)
+        url = await asyncio.to_thread(lambda: _runtime_of(conversation).vscode_url)
     except Exception as error:
         raise ErrorBodyError(f"Error getting VSCode URL: {error}", vscode_url=None) from error
     return VSCodeUrlResponse(vscode_url=url)
@@ -86,7 +96,7 @@ async def get_hosts(conversation: AttachedConversation, live: bool = False) -> W
     """The sandbox's app URLs (§6.4). Our UI adds ``?live=true`` to keep only the ones that
     answer an HTTP request; without it the answer is the reference's."""
     try:
-        hosts = await asyncio.to_thread(lambda: conversation.runtime.web_hosts)
+        hosts = await asyncio.to_thread(lambda: _runtime_of(conversation).web_hosts)
     except Exception as error:
         raise ErrorBodyError(f"Error getting runtime hosts: {error}", hosts=None) from error
     hosts = dict(hosts or {})

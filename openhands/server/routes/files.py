@@ -19,25 +19,24 @@ files_api_router = APIRouter(
 
 def _workspace(conversation: AttachedConversation) -> str:
     """The workspace path inside the sandbox (a LocalRuntime uses a host directory)."""
-    return str(conversation.runtime.workspace_root)
+    runtime = conversation.runtime
+    if runtime is None:  # a loop still starting: the route's runtime check answers 404
+        return conversation.config.workspace_mount_path_in_sandbox
+    return str(runtime.workspace_root)
 
 
 @files_api_router.get("/list-files")
 async def list_files(
     conversation: AttachedConversation, services: Services, path: str | None = None
 ) -> list[str]:
-    return await workspace.list_files(
-        conversation.runtime, _workspace(conversation), path
-    )
+    return await workspace.list_files(conversation.runtime, _workspace(conversation), path)
 
 
 @files_api_router.get("/select-file")
 async def select_file(
     conversation: AttachedConversation, services: Services, file: Annotated[str, Query()]
 ) -> FileContent:
-    code = await workspace.select_file(
-        conversation.runtime, _workspace(conversation), file
-    )
+    code = await workspace.select_file(conversation.runtime, _workspace(conversation), file)
     return FileContent(code=code)
 
 

@@ -3,7 +3,9 @@
 Constructed as in 0.59: ``ServerConversation(sid, file_store, config, user_id,
 event_stream=None, runtime=None)``. Without a runtime it creates one in attach-to-existing
 mode and owns it (``connect`` connects it, ``disconnect`` closes it and the stream); with a
-runtime (a running loop's) it only borrows it.
+runtime (a running loop's) it only borrows it. ``borrowed=True`` (ours) borrows a running
+loop's parts as they are, even before its runtime exists (``runtime`` is then None and the
+routes that need one answer 404).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ class ServerConversation:
         runtime: Runtime | None = None,
         *,
         security_analyzer: SecurityAnalyzer | None = None,
+        borrowed: bool = False,
     ) -> None:
         self.sid = sid
         self.file_store = file_store
@@ -44,8 +47,8 @@ class ServerConversation:
             event_stream if event_stream is not None else EventStream(sid, file_store, user_id)
         )
         # True: the runtime was made here, for REST calls (no agent loop); it is ours to close.
-        self.owns_runtime = runtime is None
-        self.runtime: Runtime = runtime if runtime is not None else self._attached_runtime()
+        self.owns_runtime = runtime is None and not borrowed
+        self.runtime: Runtime | None = self._attached_runtime() if self.owns_runtime else runtime
         self._security_analyzer = security_analyzer
 
     def _attached_runtime(self) -> Runtime:
@@ -72,7 +75,7 @@ class ServerConversation:
 
     async def connect(self) -> None:
         """Connect a runtime this handle owns; a running loop's runtime is already connected."""
-        if self.owns_runtime:
+        if self.owns_runtime and self.runtime is not None:
             await self.runtime.connect()
 
     async def disconnect(self) -> None:
@@ -83,6 +86,8 @@ class ServerConversation:
         close_stream = getattr(self.event_stream, "close", None)
         if close_stream is not None:
             close_stream()
+        if self.runtime is None:
+            return
         try:
             await asyncio.to_thread(self.runtime.close)
         except Exception:

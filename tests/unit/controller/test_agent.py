@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
-from openhands.controller.agent import Agent
+from openhands.controller.agent import Agent, register_custom_agents
 from openhands.controller.state.state import State
-from openhands.core.config import AgentConfig
+from openhands.core.config import AgentConfig, OpenHandsConfig
 from openhands.core.exceptions import AgentAlreadyRegisteredError, AgentNotRegisteredError
 from openhands.events.action import Action, AgentFinishAction
 from tests.unit.controller.harness import llm_registry
@@ -96,3 +98,58 @@ def test_system_message_comes_from_the_prompt_manager() -> None:
     assert message.agent_class == "MinimalAgent"
     assert prompts.cli_modes == [True]
     assert agent.prompt_manager is prompts
+
+
+# --- custom agents from the config -----------------------------------------------------------
+
+_CUSTOM_AGENTS_MODULE = """
+from openhands.controller.agent import Agent
+from openhands.events.action import AgentFinishAction
+
+
+class HelperAgent(Agent):
+    def step(self, state):
+        return AgentFinishAction()
+
+
+class NotAnAgent:
+    pass
+"""
+
+
+def _config_with_classpaths(**classpaths: str) -> OpenHandsConfig:
+    config = OpenHandsConfig()
+    for name, classpath in classpaths.items():
+        config.set_agent_config(AgentConfig(classpath=classpath), name)
+    return config
+
+
+@pytest.fixture
+def custom_agents_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    (tmp_path / "custom_agents_for_registry.py").write_text(_CUSTOM_AGENTS_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return "custom_agents_for_registry"
+
+
+def test_custom_agents_register_under_their_section_name(custom_agents_module: str) -> None:
+    config = _config_with_classpaths(Helper=f"{custom_agents_module}:HelperAgent")
+    register_custom_agents(config)
+    register_custom_agents(config)  # every builder calls it: again is a no-op
+    assert Agent.get_cls("Helper").__name__ == "HelperAgent"
+
+
+def test_a_broken_custom_agent_is_logged_and_skipped(
+    custom_agents_module: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    config = _config_with_classpaths(
+        Missing="no_such_module_anywhere:Agent",
+        Plain=f"{custom_agents_module}:NotAnAgent",
+        Helper=f"{custom_agents_module}:HelperAgent",
+    )
+    with caplog.at_level(logging.ERROR, logger="openhands"):
+        register_custom_agents(config)
+    assert "Helper" in Agent.list_agents()
+    assert "Missing" not in Agent.list_agents()
+    assert "Plain" not in Agent.list_agents()
+    assert "Cannot register agent 'Missing'" in caplog.text
+    assert "NotAnAgent is not an Agent" in caplog.text

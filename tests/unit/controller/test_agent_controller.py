@@ -19,6 +19,7 @@ from openhands.events.action import (
 from openhands.events.event import EventSource, RecallType
 from openhands.events.observation import (
     AgentStateChangedObservation,
+    CmdOutputObservation,
     ErrorObservation,
     NullObservation,
 )
@@ -567,6 +568,51 @@ def test_resume_does_not_step_while_an_action_is_still_pending(world: World) -> 
     release.append(True)
     world.wait_for_state(AgentState.FINISHED)
     assert world.agent.steps == 2
+
+
+def test_a_message_while_paused_waits_for_the_running_command(world: World) -> None:
+    """Paused while a command runs, the user says "continue" before it is done: the agent's
+    next step must come after the command's output, and see it (the reference let the
+    message's recall replace the pending command, so the agent stepped without the output
+    and then ignored it)."""
+    release: list[bool] = []
+    original_run = world.runtime._run
+
+    def blocked_run(action):
+        wait_until(lambda: bool(release), timeout=5)
+        return original_run(action)
+
+    seen_outputs: list[int] = []
+
+    def answer(state: State) -> Action:
+        seen_outputs.append(sum(isinstance(e, CmdOutputObservation) for e in state.history))
+        return AgentFinishAction()
+
+    world.runtime._run = blocked_run  # type: ignore[method-assign]
+    world.start(script=[_cmd("sleep 20"), answer])
+    world.user_says("go")
+    wait_until(lambda: len(world.runtime.received) == 1)
+    world.user_sets_state(AgentState.PAUSED)
+    world.wait_for_state(AgentState.PAUSED)
+    world.user_says("continue")
+    world.wait_for_state(AgentState.RUNNING)
+    world.settle()
+    assert world.agent.steps == 1  # nothing to decide before the command is done
+    release.append(True)
+    world.wait_for_state(AgentState.FINISHED)
+    assert world.agent.steps == 2
+    assert seen_outputs == [1]
+
+
+def test_a_message_while_awaiting_confirmation_replaces_the_held_action(world: World) -> None:
+    """An action held for confirmation never runs by itself: a user message instead of an
+    answer must not leave the agent waiting for its output."""
+    world.start(script=[_cmd("rm -rf build"), AgentFinishAction()], confirmation_mode=True)
+    world.user_says("go")
+    world.wait_for_state(AgentState.AWAITING_USER_CONFIRMATION)
+    world.user_says("do something else instead")
+    world.wait_for_state(AgentState.FINISHED)
+    assert world.runtime.executed == []
 
 
 def test_a_message_sent_while_the_agent_answers_is_answered_too(world: World) -> None:

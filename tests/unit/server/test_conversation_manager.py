@@ -72,7 +72,7 @@ async def test_cleanup_closes_idle_loops_without_sockets(harness) -> None:
     conversation_id = await create(harness)
     await wait_running(harness, conversation_id)
     manager = harness.manager
-    session = manager._sessions[conversation_id]
+    session = manager._conversations[conversation_id].session
     while session.agent_state() is None:  # no controller yet: state unknown, never closed
         await asyncio.sleep(0.01)
     harness.services.config.sandbox.close_delay = 1
@@ -86,7 +86,7 @@ async def test_cleanup_keeps_busy_or_connected_loops(harness) -> None:
     conversation_id = await create(harness, initial_user_msg="work")
     await wait_running(harness, conversation_id)
     manager = harness.manager
-    session = manager._sessions[conversation_id]
+    session = manager._conversations[conversation_id].session
     harness.services.config.sandbox.close_delay = 1
     session.last_active_ts -= 10
     manager._connections["someone"] = conversation_id
@@ -99,9 +99,9 @@ async def test_start_is_idempotent(harness) -> None:
     conversation_id = await create(harness)
     manager = harness.manager
     init = ConversationInitData(llm_api_key=SecretStr("x"))
-    first = manager._sessions[conversation_id]
+    first = manager._conversations[conversation_id].session
     await manager.maybe_start_agent_loop(conversation_id, init, None)
-    assert manager._sessions[conversation_id] is first
+    assert manager._conversations[conversation_id].session is first
 
 
 async def test_failed_runtime_reports_and_stays_starting(app_config, server_config, workspace):

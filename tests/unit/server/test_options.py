@@ -69,3 +69,27 @@ async def test_model_list_does_not_block_the_event_loop(harness, monkeypatch) ->
         assert "openai/gpt-4o" in (await models).json()
     finally:
         public.model_list.cache_clear()  # not the fake list for the tests after this one
+
+
+async def test_custom_agents_of_the_config_are_listed(
+    app_config: OpenHandsConfig,
+    server_config: ServerConfig,
+    workspace: Path,
+    tmp_path: Path,
+    monkeypatch,
+) -> None:
+    from openhands.controller.agent import Agent
+    from openhands.core.config import AgentConfig
+
+    (tmp_path / "options_custom_agent.py").write_text(
+        "from openhands.controller.agent import Agent\n"
+        "class ListedAgent(Agent):\n"
+        "    def step(self, state):\n"
+        "        raise NotImplementedError\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(Agent, "_registry", dict(Agent._registry))
+    app_config.set_agent_config(AgentConfig(classpath="options_custom_agent:ListedAgent"), "Listed")
+    async with running(build_app(app_config, server_config, workspace), workspace) as h:
+        agents = (await h.client.get("/api/options/agents")).json()
+    assert "Listed" in agents and "CodeActAgent" in agents

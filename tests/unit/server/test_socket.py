@@ -250,7 +250,7 @@ async def test_no_event_lost_or_duplicated_at_the_replay_seam(
         last = await original(sid, connection_id, *args)
         stream.add_event(MessageAction("after-read"), EventSource.AGENT)
         # Live delivery of both happens while the socket is held: wait until it has.
-        held = manager._deliveries[sid]._held[connection_id]
+        held = manager._conversations[sid].delivery._held[connection_id]
         deadline = asyncio.get_running_loop().time() + 20
         while not any(p.get("message") == "after-read" for p in held):
             assert asyncio.get_running_loop().time() < deadline, "no live delivery"

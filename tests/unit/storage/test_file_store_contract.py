@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -112,6 +113,30 @@ def test_write_after_deleting_the_directory_recreates_it(store: FileStore) -> No
     assert store.read("sessions/abc/events/1.json") == "again"
 
 
+def test_write_atomic_reads_back_and_overwrites(store: FileStore) -> None:
+    store.write_atomic("conv/events/0.json", b'{"id": 0}', "conv/.scratch/0")
+    store.write_atomic("conv/events/0.json", b'{"id": 0, "v": 2}', "conv/.scratch/0")
+    assert store.read_bytes("conv/events/0.json") == b'{"id": 0, "v": 2}'
+    assert store.list("conv/events/") == ["conv/events/0.json"]
+
+
+def test_sequence_end(store: FileStore) -> None:
+    assert store.sequence_end("seq/", ".json", 0, 64) == 0  # missing directory
+    for n in (0, 1, 2, 5):
+        store.write(f"seq/{n}.json", "{}")
+    store.write("seq/notes.txt", "x")
+    store.write("seq/9.txt", "x")
+    assert store.sequence_end("seq/", ".json", 0, 64) == 6
+    assert store.sequence_end("seq/", ".json", 6, 64) == 6  # nothing from 6 on
+    assert store.sequence_end("seq/", ".json", 3, 64) == 6
+
+
+def test_list_names_gives_the_last_segments(store: FileStore) -> None:
+    store.write("conv/event_cache/0-25.json", "[]")
+    store.write("conv/event_cache/sub/x.json", "[]")
+    assert sorted(store.list_names("conv/event_cache/")) == ["0-25.json", "sub"]
+
+
 # --- documented differences ---------------------------------------------------------------
 
 
@@ -187,3 +212,31 @@ def test_local_writes_text_as_utf8_bytes_unchanged(tmp_path: Path) -> None:
     store.write("crlf.txt", "line1\r\nline2\n")
     assert (tmp_path / "crlf.txt").read_bytes() == b"line1\r\nline2\n"
     assert store.read("crlf.txt") == "line1\r\nline2\n"
+
+
+def test_local_write_atomic_uses_the_scratch_path_and_is_atomic_without_atomic(
+    tmp_path: Path,
+) -> None:
+    store = LocalFileStore(str(tmp_path), atomic=False)
+    store.write_atomic("conv/events/7.json", b"{}", "conv/.event_tmp/7")
+    assert sorted(os.listdir(tmp_path / "conv")) == [".event_tmp", "events"]
+    assert os.listdir(tmp_path / "conv" / ".event_tmp") == []  # renamed into place
+    assert (tmp_path / "conv/events/7.json").read_bytes() == b"{}"
+
+
+def test_local_sequence_end_probes_from_start_within_the_gap(tmp_path: Path) -> None:
+    store = LocalFileStore(str(tmp_path))
+    for n in (100, 101, 103, 200):
+        store.write(f"seq/{n}.json", "{}")
+    assert store.sequence_end("seq/", ".json", 100, 1) == 102  # gives up at the missing 102
+    assert store.sequence_end("seq/", ".json", 100, 2) == 104
+    assert store.sequence_end("seq/", ".json", 100, 64) == 104  # 200 is too far behind
+
+
+def test_local_list_names_hides_scratch_files_of_writes_in_flight(tmp_path: Path) -> None:
+    store = LocalFileStore(str(tmp_path))
+    store.write("d/0-25.json", "[]")
+    (tmp_path / "d" / ".25-50.json.1-2.oh-tmp").write_text("[")
+    assert store.list_names("d/") == ["0-25.json"]
+    with pytest.raises(FileNotFoundError):
+        store.list_names("missing/")

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from openhands.core.config.condenser_config import CondenserPipelineConfig
-from openhands.memory.condenser.condenser import Condensation, Condenser, llm_metadata_for
+from openhands.memory.condenser.condenser import (
+    Condensation,
+    Condenser,
+    CondenserState,
+    llm_metadata_for,
+)
 from openhands.memory.view import View
-
-if TYPE_CHECKING:
-    from openhands.controller.state.state import State
 
 
 @Condenser.register(CondenserPipelineConfig)
@@ -18,7 +20,7 @@ class CondenserPipeline(Condenser):
         super().__init__()
         self.condensers = list(condensers)
 
-    def condensed_history(self, state: State) -> View | Condensation:
+    def condensed_history(self, state: CondenserState) -> View | Condensation:
         # Each member writes its own metadata batch to the state.
         view = state.view
         for condenser in self.condensers:

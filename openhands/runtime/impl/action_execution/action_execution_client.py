@@ -12,13 +12,15 @@ AgentRuntimeDisconnectedError within about a second instead of waiting for the H
 from __future__ import annotations
 
 import os
+import socket
 import tempfile
 import threading
 import zipfile
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeoutError
 from pathlib import Path
-from typing import Any
+from typing import IO, TYPE_CHECKING, TypedDict, Unpack
 
 import httpx
 from tenacity import (
@@ -28,26 +30,26 @@ from tenacity import (
     wait_exponential,
 )
 
-from openhands.core.config import MCPConfig, MCPSSEServerConfig, MCPStdioServerConfig
+from openhands.core.config import (
+    MCPConfig,
+    MCPSSEServerConfig,
+    MCPStdioServerConfig,
+    OpenHandsConfig,
+)
 from openhands.core.exceptions import (
     AgentRuntimeDisconnectedError,
     AgentRuntimeError,
     AgentRuntimeTimeoutError,
 )
-from openhands.events.action import (
-    Action,
-    BrowseInteractiveAction,
-    BrowseURLAction,
-    CmdRunAction,
-    FileEditAction,
-    FileReadAction,
-    FileWriteAction,
-    IPythonRunCellAction,
-)
+from openhands.events.action import Action, FileEditAction
 from openhands.events.event import FileEditSource
 from openhands.events.observation import ErrorObservation, Observation
 from openhands.events.serialization import event_from_dict, event_to_dict
-from openhands.runtime.base import Runtime
+from openhands.events.stream import EventStream
+from openhands.runtime.base import Plugin, Runtime, StatusCallback
+
+if TYPE_CHECKING:
+    from openhands.llm.llm_registry import LLMRegistry
 
 # While an action runs, how often the caller checks that the sandbox is still there.
 SANDBOX_CHECK_SECONDS = 1.0
@@ -58,6 +60,19 @@ class ActionExecutionHTTPError(AgentRuntimeError):
         super().__init__(f"Action execution server answered {status_code}: {detail}")
         self.status_code = status_code
         self.detail = detail
+
+
+# A request body: the serialized action, a path, the MCP server list.
+JsonBody = Mapping[str, object] | Sequence[Mapping[str, object]]
+
+
+class RequestOptions(TypedDict, total=False):
+    """What a call to the action execution server may carry besides its method and path."""
+
+    json: JsonBody
+    files: Mapping[str, tuple[str, IO[bytes]]]
+    params: Mapping[str, str]
+    timeout: float
 
 
 def _is_protocol_error(exc: BaseException) -> bool:
@@ -73,9 +88,41 @@ class ActionExecutionClient(Runtime):
 
     session_api_key: str | None = None
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._http = httpx.Client(timeout=httpx.Timeout(30.0))
+    def __init__(
+        self,
+        config: OpenHandsConfig,
+        event_stream: EventStream,
+        llm_registry: LLMRegistry | None = None,
+        sid: str = "default",
+        plugins: Sequence[Plugin] | None = None,
+        env_vars: dict[str, str] | None = None,
+        status_callback: StatusCallback | None = None,
+        attach_to_existing: bool = False,
+        headless_mode: bool = False,
+        user_id: str | None = None,
+        git_provider_tokens: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(
+            config,
+            event_stream,
+            llm_registry=llm_registry,
+            sid=sid,
+            plugins=plugins,
+            env_vars=env_vars,
+            status_callback=status_callback,
+            attach_to_existing=attach_to_existing,
+            headless_mode=headless_mode,
+            user_id=user_id,
+            git_provider_tokens=git_provider_tokens,
+        )
+        # TCP_NODELAY: a request goes out as two writes (headers, then body); with Nagle's
+        # algorithm the body waits for the server's delayed ACK, ~40 ms on every action.
+        self._http = httpx.Client(
+            timeout=httpx.Timeout(30.0),
+            transport=httpx.HTTPTransport(
+                socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
+            ),
+        )
         self._action_lock = threading.Lock()
         # Runs execute_action requests so the caller can watch the sandbox meanwhile. A
         # request abandoned because its sandbox died keeps a worker until its socket fails.
@@ -113,7 +160,7 @@ class ActionExecutionClient(Runtime):
         wait=wait_exponential(multiplier=1, min=4, max=60),
         reraise=True,
     )
-    def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+    def _send(self, method: str, path: str, **kwargs: Unpack[RequestOptions]) -> httpx.Response:
         try:
             response = self._http.request(
                 method,
@@ -151,6 +198,11 @@ class ActionExecutionClient(Runtime):
     # --- actions -----------------------------------------------------------------------
 
     def send_action_for_execution(self, action: Action) -> Observation:
+        """POST ``action`` to ``/execute_action`` and return the server's observation.
+
+        Every sandbox action travels this way, so Runtime's per-type methods (``run``,
+        ``read``, …) are this one function below; a subclass changes the transport in ``_send``.
+        """
         if action.timeout is None:
             action.set_hard_timeout(self.config.sandbox.timeout, blocking=False)
         assert action.timeout is not None
@@ -184,29 +236,14 @@ class ActionExecutionClient(Runtime):
                     request.cancel()
                     raise AgentRuntimeDisconnectedError(problem) from None
 
-    def run(self, action: CmdRunAction) -> Observation:
-        return self.send_action_for_execution(action)
-
-    def run_ipython(self, action: IPythonRunCellAction) -> Observation:
-        return self.send_action_for_execution(action)
-
-    def read(self, action: FileReadAction) -> Observation:
-        return self.send_action_for_execution(action)
-
-    def write(self, action: FileWriteAction) -> Observation:
-        return self.send_action_for_execution(action)
+    run = run_ipython = read = write = browse = browse_interactive = send_action_for_execution
 
     def edit(self, action: FileEditAction) -> Observation:
+        # The only action answered here: the sandbox has no LLM to edit with.
         if action.impl_source == FileEditSource.LLM_BASED_EDIT:
             return ErrorObservation(
                 "The LLM-based editor is not enabled for this runtime; use str_replace_editor."
             )
-        return self.send_action_for_execution(action)
-
-    def browse(self, action: BrowseURLAction) -> Observation:
-        return self.send_action_for_execution(action)
-
-    def browse_interactive(self, action: BrowseInteractiveAction) -> Observation:
         return self.send_action_for_execution(action)
 
     # --- files -------------------------------------------------------------------------

@@ -16,7 +16,7 @@ import secrets
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -44,10 +44,9 @@ from openhands.events.observation import (
     Observation,
 )
 from openhands.events.stream import EventStream
-from openhands.runtime.base import Runtime, StatusCallback
+from openhands.runtime.base import Plugin, Runtime, StatusCallback
 from openhands.runtime.impl.cli import host_files
 from openhands.runtime.impl.cli.bash_process import LineCallback, run_bash
-from openhands.runtime.plugins import PluginRequirement
 from openhands.runtime.runtime_status import RuntimeStatus
 from openhands.runtime.utils.editor import OHEditor
 from openhands.runtime.utils.editor.actions import editor_edit, editor_read
@@ -87,7 +86,7 @@ class CLIRuntime(Runtime):
         event_stream: EventStream,
         llm_registry: LLMRegistry | None = None,
         sid: str = "default",
-        plugins: list[PluginRequirement | str] | None = None,
+        plugins: Sequence[Plugin] | None = None,
         env_vars: dict[str, str] | None = None,
         status_callback: StatusCallback | None = None,
         attach_to_existing: bool = False,
@@ -186,10 +185,9 @@ class CLIRuntime(Runtime):
     def helper_scripts_dir(self) -> str:
         return str(HELPER_SCRIPTS_DIR)
 
-    def _git_create_file(self, path: str, content: str) -> int:
-        # The git helpers run from this checkout; the copies a sandbox may need would land
-        # in a temp dir outside the workspace, which file actions refuse.
-        return -1
+    # The git helpers run from this checkout; the copies a sandbox may need would land in a
+    # temp dir outside the workspace, which file actions refuse.
+    _copy_git_scripts = False
 
     def subscribe_to_shell_stream(self, callback: Callable[[str], None] | None = None) -> bool:
         """Pass every output line of later commands to ``callback`` (None stops it)."""

@@ -13,14 +13,15 @@ import os
 import secrets
 import threading
 import time
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, TypedDict
 
 import docker
 import httpx
 from docker.errors import APIError, DockerException, NotFound
 from docker.models.containers import Container
 
+from openhands.core.config import OpenHandsConfig
 from openhands.core.config.sandbox_config import DEFAULT_BASE_CONTAINER_IMAGE
 from openhands.core.exceptions import (
     AgentRuntimeDisconnectedError,
@@ -28,6 +29,8 @@ from openhands.core.exceptions import (
     AgentRuntimeNotFoundError,
 )
 from openhands.core.logger import openhands_logger as logger
+from openhands.events.stream import EventStream
+from openhands.runtime.base import Plugin, StatusCallback
 from openhands.runtime.builder.base_image import DEFAULT_BASE_IMAGE
 from openhands.runtime.builder.docker import DockerRuntimeBuilder, docker_client
 from openhands.runtime.impl.action_execution.action_execution_client import (
@@ -50,6 +53,9 @@ from openhands.runtime.utils.ports import (
     find_available_port,
 )
 from openhands.runtime.utils.runtime_build import build_runtime_image
+
+if TYPE_CHECKING:
+    from openhands.llm.llm_registry import LLMRegistry
 
 CONTAINER_NAME_PREFIX = "openhands-runtime-"
 SERVER_MODULE = DEFAULT_MAIN_MODULE
@@ -140,10 +146,45 @@ class _StoppingContainers:
 _STOPPING = _StoppingContainers()
 
 
+class Confinement(TypedDict, total=False):
+    """The resource limits and capabilities of a new container (``containers.run`` keywords)."""
+
+    cap_drop: list[str]
+    cap_add: list[str]
+    mem_limit: str
+    pids_limit: int
+    nano_cpus: int
+
+
 class DockerRuntime(ActionExecutionClient):
-    def __init__(self, config: Any, event_stream: Any, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("headless_mode", True)
-        super().__init__(config, event_stream, *args, **kwargs)
+    def __init__(
+        self,
+        config: OpenHandsConfig,
+        event_stream: EventStream,
+        llm_registry: LLMRegistry | None = None,
+        sid: str = "default",
+        plugins: Sequence[Plugin] | None = None,
+        env_vars: dict[str, str] | None = None,
+        status_callback: StatusCallback | None = None,
+        attach_to_existing: bool = False,
+        # Unlike Runtime's default: no VSCode plugin unless the caller asks for a UI session.
+        headless_mode: bool = True,
+        user_id: str | None = None,
+        git_provider_tokens: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(
+            config,
+            event_stream,
+            llm_registry=llm_registry,
+            sid=sid,
+            plugins=plugins,
+            env_vars=env_vars,
+            status_callback=status_callback,
+            attach_to_existing=attach_to_existing,
+            headless_mode=headless_mode,
+            user_id=user_id,
+            git_provider_tokens=git_provider_tokens,
+        )
         self.container_name = f"{CONTAINER_NAME_PREFIX}{self.sid}"
         self.container: Container | None = None
         self.runtime_container_image = self.config.sandbox.runtime_container_image
@@ -388,7 +429,8 @@ class DockerRuntime(ActionExecutionClient):
         exposed = [self._host_port, *self._app_ports]
         if self._vscode_enabled:
             exposed.append(self._vscode_port)
-        kwargs: dict[str, Any] = {}
+        # Docker SDK keywords; `docker_runtime_kwargs` passes anything the user configured.
+        kwargs: dict[str, object] = {}
         if sandbox.use_host_network:
             kwargs["network_mode"] = "host"
         else:
@@ -431,11 +473,11 @@ class DockerRuntime(ActionExecutionClient):
             self._host_port,
         )
 
-    def _confinement(self) -> dict[str, Any]:
+    def _confinement(self) -> Confinement:
         """Resource limits and capabilities of a new sandbox (`[sandbox]` memory_limit,
         pids_limit, cpu_count; `docker_runtime_kwargs` may still override any of them)."""
         sandbox = self.config.sandbox
-        limits: dict[str, Any] = {"cap_drop": ["ALL"], "cap_add": list(SANDBOX_CAPABILITIES)}
+        limits: Confinement = {"cap_drop": ["ALL"], "cap_add": list(SANDBOX_CAPABILITIES)}
         if sandbox.memory_limit and sandbox.memory_limit.strip() != "0":
             limits["mem_limit"] = sandbox.memory_limit.strip()
         if sandbox.pids_limit > 0:

@@ -16,14 +16,18 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import httpx
 
+from openhands.core.config import OpenHandsConfig
 from openhands.core.exceptions import AgentRuntimeDisconnectedError, AgentRuntimeError
 from openhands.core.logger import openhands_logger as logger
+from openhands.events.stream import EventStream
+from openhands.runtime.base import Plugin, StatusCallback
 from openhands.runtime.impl.action_execution.action_execution_client import (
     ActionExecutionClient,
 )
@@ -37,6 +41,9 @@ from openhands.runtime.utils.ports import (
     VSCODE_PORT_RANGE,
     find_available_port,
 )
+
+if TYPE_CHECKING:
+    from openhands.llm.llm_registry import LLMRegistry
 
 SERVER_MODULE = "openhands.runtime.action_execution_server"
 PROJECT_ROOT = Path(__file__).resolve().parents[4]
@@ -65,9 +72,34 @@ class LocalRuntime(ActionExecutionClient):
     _servers: ClassVar[dict[str, _ServerProcess]] = {}
     _servers_lock: ClassVar[threading.Lock] = threading.Lock()
 
-    def __init__(self, config: Any, event_stream: Any, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("headless_mode", True)
-        super().__init__(config, event_stream, *args, **kwargs)
+    def __init__(
+        self,
+        config: OpenHandsConfig,
+        event_stream: EventStream,
+        llm_registry: LLMRegistry | None = None,
+        sid: str = "default",
+        plugins: Sequence[Plugin] | None = None,
+        env_vars: dict[str, str] | None = None,
+        status_callback: StatusCallback | None = None,
+        attach_to_existing: bool = False,
+        # Unlike Runtime's default: no VSCode plugin unless the caller asks for a UI session.
+        headless_mode: bool = True,
+        user_id: str | None = None,
+        git_provider_tokens: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(
+            config,
+            event_stream,
+            llm_registry=llm_registry,
+            sid=sid,
+            plugins=plugins,
+            env_vars=env_vars,
+            status_callback=status_callback,
+            attach_to_existing=attach_to_existing,
+            headless_mode=headless_mode,
+            user_id=user_id,
+            git_provider_tokens=git_provider_tokens,
+        )
         self.session_api_key = os.environ.get("SESSION_API_KEY") or None
         self._server: _ServerProcess | None = None
         for key, value in self.config.sandbox.runtime_startup_env_vars.items():
@@ -79,7 +111,7 @@ class LocalRuntime(ActionExecutionClient):
         )
 
     @classmethod
-    def setup(cls, config: Any, headless_mode: bool = False) -> None:
+    def setup(cls, config: OpenHandsConfig, headless_mode: bool = False) -> None:
         """Check what the local server needs (skipped with SKIP_DEPENDENCY_CHECK=1)."""
         if os.environ.get("SKIP_DEPENDENCY_CHECK") == "1":
             return

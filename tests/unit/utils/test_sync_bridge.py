@@ -3,7 +3,7 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from openhands.controller.sync_bridge import run_coroutine_blocking
+from openhands.utils.sync_bridge import run_coroutine_blocking
 
 
 async def _where() -> int | None:

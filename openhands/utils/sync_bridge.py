@@ -1,7 +1,9 @@
-"""The one place where the (threaded, synchronous) controller awaits a coroutine.
+"""Awaiting a coroutine from synchronous code, on any thread.
 
 The controller runs on the event stream's callback thread and calls the agent
-synchronously; security analyzers are async because the server awaits them too.
+synchronously, yet security analyzers are async because the server awaits them too; the
+runtime's subscriber thread likewise awaits MCP tool calls. Both lean on this helper, so it
+sits in utils, below them both.
 """
 
 from __future__ import annotations
