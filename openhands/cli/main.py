@@ -42,6 +42,7 @@ from openhands.core.config.condenser_config import (
 )
 from openhands.core.config.utils import USER_CONFIG_FILE
 from openhands.core.logger import openhands_logger as logger
+from openhands.storage.jwt_secret import ensure_jwt_secret
 from openhands.storage.settings.file_settings_store import FileSettingsStore
 
 if TYPE_CHECKING:
@@ -156,6 +157,11 @@ async def main_with_loop(loop: asyncio.AbstractEventLoop, args: argparse.Namespa
     if not Path(args.config_file).exists():
         args.config_file = os.path.expanduser(USER_CONFIG_FILE)
     config = setup_config_from_args(args)
+    ensure_jwt_secret(config)  # salts the ids of named conversations (generate_sid)
+    # Here, not at the top: the agent registry is not needed for the first prompt.
+    from openhands.controller.agent import register_custom_agents
+
+    register_custom_agents(config)  # the settings flow lists the agents
     attempt_vscode_extension_install()
 
     settings_store = await FileSettingsStore.get_instance(config, None)

@@ -71,7 +71,8 @@ def validate_section(section_name: str, model: type[ModelT], data: Any) -> Model
 def _load_core(cfg: OpenHandsConfig, data: dict[str, Any]) -> None:
     core = data.get("core")
     if core is None:
-        openhands_logger.warning("No [core] section in config.toml; using the defaults")
+        # Normal: a file may hold only [llm] or [sandbox] (the terminal app writes such one).
+        openhands_logger.debug("No [core] section in config.toml; using the defaults")
         return
     for key, value in core.items():
         if key not in OpenHandsConfig.model_fields or key in _CORE_SUBSECTIONS:
