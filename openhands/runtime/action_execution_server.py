@@ -47,7 +47,10 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _bind(port: int) -> socket.socket:
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # IPPROTO_TCP, not the default 0: asyncio sets TCP_NODELAY only on accepted sockets whose
+    # protocol says TCP. Without it Nagle's algorithm held each response body (written after
+    # its headers) until the client's delayed ACK: ~40 ms on every action.
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(("0.0.0.0", port))
     return listener
