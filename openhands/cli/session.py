@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import importlib
+import sys
 import threading
 from collections import deque
 from dataclasses import dataclass, field
@@ -81,6 +82,8 @@ PROMPT_STATES = frozenset({AgentState.AWAITING_USER_INPUT, AgentState.FINISHED, 
 END_STATES = (AgentState.STOPPED, AgentState.ERROR)
 
 
+# The agent is working (thinking, or running a confirmed action): the spinner turns.
+WORKING_STATES = frozenset({AgentState.RUNNING, AgentState.USER_CONFIRMED})
 # How long a confirmation question waits for the held action's event to be shown first.
 ACTION_WAIT_SECONDS = 10.0
 
@@ -190,6 +193,7 @@ async def run_session(
         last_error = parts.controller.state.last_error or ""
         consumer.cancel()
         await asyncio.gather(consumer, return_exceptions=True)
+        await handler.spinner.stop()
         await stop_pause_listener()
         event_stream.unsubscribe(EventStreamSubscriber.MAIN, sid)
         await cleanup_session(loop, parts.agent, parts.runtime, parts.controller)
@@ -341,6 +345,34 @@ def error_hint(config: OpenHandsConfig, last_error: str) -> str:
     return f"The agent stopped with an error: {last_error or 'unknown error'}"
 
 
+class _Spinner:
+    """``[⠋] Working...`` below the last output while the agent works: long LLM calls and
+    commands show progress. Stopped (its line erased) before anything is printed."""
+
+    def __init__(self) -> None:
+        self._done: threading.Event | None = None
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        if self._thread is not None or not sys.stdout.isatty():
+            return
+        self._done = threading.Event()
+        self._thread = threading.Thread(
+            target=display_initialization_animation,
+            args=("Working...", self._done),
+            daemon=True,
+        )
+        self._thread.start()
+
+    async def stop(self) -> None:
+        thread, done = self._thread, self._done
+        if thread is None or done is None:
+            return
+        self._thread = self._done = None
+        done.set()
+        await asyncio.to_thread(thread.join)
+
+
 class _EventHandler:
     """Shows each event and reacts to agent state changes, one event at a time."""
 
@@ -366,12 +398,14 @@ class _EventHandler:
         # Events taken from the queue early (while waiting for a held action's event),
         # handled before anything newer.
         self.backlog: deque[Event] = deque()
+        self.spinner = _Spinner()
 
     async def consume(self) -> None:
         while True:
             item = self.backlog.popleft() if self.backlog else await self.queue.get()
             try:
                 if isinstance(item, _PromptRequest):
+                    await self.spinner.stop()
                     await self.prompt_for_next_task("", item.first_input)
                 else:
                     await self.handle(item)
@@ -382,16 +416,20 @@ class _EventHandler:
                 logger.exception("The terminal could not handle an event")
 
     async def handle(self, event: Event) -> None:
+        await self.spinner.stop()
         display_event(event, self.config)
         update_usage_metrics(event, self.state.usage_metrics)
         if not isinstance(event, AgentStateChangedObservation):
+            if self.parts.controller.get_agent_state() in WORKING_STATES:
+                self.spinner.start()
             return
         agent_state = event.agent_state
         # USER_CONFIRMED too: the confirmed action is running, and can take long (the
         # reference listened only in RUNNING, so a confirmed command could not be paused).
-        if agent_state in (AgentState.RUNNING, AgentState.USER_CONFIRMED):
+        if agent_state in WORKING_STATES:
             display_agent_running_message()
             start_pause_listener(asyncio.get_running_loop(), self.is_paused, self.event_stream)
+            self.spinner.start()
             return
         if agent_state != AgentState.PAUSED:
             await stop_pause_listener()
