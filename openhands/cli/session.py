@@ -10,7 +10,6 @@ and menus never overlap. ``openhands.cli.main`` re-exports ``run_session`` and
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import importlib
 import sys
 import threading
@@ -39,6 +38,7 @@ from openhands.cli.tui import (
     stop_pause_listener,
 )
 from openhands.cli.utils import update_usage_metrics
+from openhands.controller import policies
 from openhands.core.config import OpenHandsConfig
 from openhands.core.logger import openhands_logger as logger
 from openhands.core.loop import run_agent_until_done
@@ -86,12 +86,6 @@ END_STATES = (AgentState.STOPPED, AgentState.ERROR)
 WORKING_STATES = frozenset({AgentState.RUNNING, AgentState.USER_CONFIRMED})
 # How long a confirmation question waits for the held action's event to be shown first.
 ACTION_WAIT_SECONDS = 10.0
-
-
-def _is_published_when_held(action: Action) -> bool:
-    """Whether an action awaiting confirmation is stored (and shown) before the answer:
-    only actions whose wire form can say so; the controller keeps the others back."""
-    return any(f.name == "confirmation_state" for f in dataclasses.fields(action))
 
 
 class CLIStartError(Exception):
@@ -513,7 +507,9 @@ class _EventHandler:
         if self.is_paused.is_set():
             return
         pending = self.parts.controller.pending_action
-        if pending is not None and _is_published_when_held(pending):
+        # Only actions whose wire form can say "awaiting" are stored (and shown) before
+        # the answer; the controller keeps the others back.
+        if pending is not None and policies.carries_confirmation_state(pending):
             await self.show_until(pending)
         risk = getattr(pending, "security_risk", ActionSecurityRisk.UNKNOWN)
         if self.state.always_confirm or (
