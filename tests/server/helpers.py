@@ -185,8 +185,15 @@ async def wait_agent_state(
         if settled and (until is None or until(events)):
             return events
         await asyncio.sleep(0.25)
+    reasons = [
+        e["extras"].get("reason") or e.get("content")
+        for e in events
+        if e.get("observation") in ("agent_state_changed", "error")
+        and (e.get("observation") == "error" or e["extras"].get("reason"))
+    ]
     raise AssertionError(
-        f"{conversation_id} never settled in {state}; states {agent_states(events)}"
+        f"{conversation_id} never settled in {state}; states {agent_states(events)}; "
+        f"errors {reasons[-3:]}"
     )
 
 

@@ -50,9 +50,14 @@ def config_toml(
     *,
     runtime: str = "local",
     max_concurrent_conversations: int = 3,
+    max_iterations: int = 1000,
     extra_core: str = "",
 ) -> str:
-    """The server's config: store and workspace under ``root``, a quiet CodeActAgent."""
+    """The server's config: store and workspace under ``root``, a quiet CodeActAgent.
+
+    The iteration cap is high because the shared ``live`` conversation serves many tests: how
+    many agent steps their messages take depends on how the messages batch up, and reaching
+    the cap ends the conversation in ERROR (agent.md §9, items 23–24)."""
     return f"""
 [core]
 runtime = "{runtime}"
@@ -61,7 +66,7 @@ file_store_path = "{root / "store"}"
 workspace_base = "{root / "workspace"}"
 jwt_secret = "{JWT_SECRET}"
 max_concurrent_conversations = {max_concurrent_conversations}
-max_iterations = 40
+max_iterations = {max_iterations}
 enable_browser = false
 {extra_core}
 
