@@ -15,7 +15,7 @@ FRONTEND_SOURCES := $(shell find frontend/src frontend/index.html frontend/vite.
 	frontend/tsconfig.json frontend/package.json -type f 2>/dev/null)
 
 .PHONY: build deps frontend sandbox-image docker-engine browser run test test-python \
-	test-frontend lint bench clean
+	test-frontend lint bench clean services
 
 build: deps frontend sandbox-image-if-engine
 
@@ -66,11 +66,16 @@ browser:
 			>/dev/null 2>&1 || { apt-get update -q >/dev/null && \
 			DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends chromium; }; }
 
+# Redis, PostgreSQL, nginx and docker-registry binaries for the scale-out tests (issue 13).
+# Only installed: each test and `make cluster` starts its own daemons on loopback.
+services:
+	bash containers/dev/ensure-services.sh
+
 # --- the two commands -----------------------------------------------------------------------
 run: build
 	$(PY) -m uvicorn openhands.server.listen:app --host $(HOST) --port $(PORT)
 
-test: deps lint frontend sandbox-image browser test-frontend test-python
+test: deps lint frontend sandbox-image browser services test-frontend test-python
 
 test-frontend: frontend/node_modules/.installed
 	cd frontend && npm test --silent
