@@ -40,6 +40,15 @@ _EXTENSION_FIELDS = (
 )
 
 
+# Environment variables that replace an extension point's class (a dotted path).
+_ENV_CLASS_OVERRIDES = {
+    "SETTINGS_STORE_CLASS": "settings_store_class",
+    "SECRET_STORE_CLASS": "secret_store_class",
+    "CONVERSATION_STORE_CLASS": "conversation_store_class",
+    "CONVERSATION_MANAGER_CLASS": "conversation_manager_class",
+}
+
+
 def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
     value = env.get(name)
     if value is None or value.strip() == "":
@@ -57,7 +66,8 @@ class ServerConfig(BaseModel, ServerConfigInterface):
     The ``*_class`` fields are the extension points: dotted paths loaded with
     ``openhands.utils.import_utils.get_impl`` against their base class. A deployment
     changes them with a subclass whose field defaults differ, named by
-    ``OPENHANDS_CONFIG_CLS``; ``CONVERSATION_MANAGER_CLASS`` also sets the manager.
+    ``OPENHANDS_CONFIG_CLS``, or with the environment variables ``SETTINGS_STORE_CLASS``,
+    ``SECRET_STORE_CLASS``, ``CONVERSATION_STORE_CLASS`` and ``CONVERSATION_MANAGER_CLASS``.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -104,10 +114,15 @@ class ServerConfig(BaseModel, ServerConfigInterface):
     config_cls: str | None = Field(
         default=None, description="`OPENHANDS_CONFIG_CLS`: the ServerConfig class in use."
     )
-    settings_store_class: str = Field(default=DEFAULT_SETTINGS_STORE, description="SettingsStore")
-    secret_store_class: str = Field(default=DEFAULT_SECRET_STORE, description="SecretsStore")
+    settings_store_class: str = Field(
+        default=DEFAULT_SETTINGS_STORE, description="SettingsStore (env `SETTINGS_STORE_CLASS`)"
+    )
+    secret_store_class: str = Field(
+        default=DEFAULT_SECRET_STORE, description="SecretsStore (env `SECRET_STORE_CLASS`)"
+    )
     conversation_store_class: str = Field(
-        default=DEFAULT_CONVERSATION_STORE, description="ConversationStore"
+        default=DEFAULT_CONVERSATION_STORE,
+        description="ConversationStore (env `CONVERSATION_STORE_CLASS`)",
     )
     conversation_manager_class: str = Field(
         default=DEFAULT_CONVERSATION_MANAGER,
@@ -142,9 +157,9 @@ class ServerConfig(BaseModel, ServerConfigInterface):
     def from_env(cls, env: Mapping[str, str] | None = None) -> ServerConfig:
         env = os.environ if env is None else env
         user_auth: UserAuthMode = "jwt" if env.get("OPENHANDS_USER_AUTH") == "jwt" else "single"
-        overrides: dict[str, Any] = {}
-        if env.get("CONVERSATION_MANAGER_CLASS"):
-            overrides["conversation_manager_class"] = env["CONVERSATION_MANAGER_CLASS"]
+        overrides: dict[str, Any] = {
+            field: env[name] for name, field in _ENV_CLASS_OVERRIDES.items() if env.get(name)
+        }
         return cls(
             **overrides,
             config_cls=env.get("OPENHANDS_CONFIG_CLS") or None,

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import functools
+import inspect
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
@@ -43,7 +45,7 @@ from openhands.server.services.task_prompts import (
 )
 from openhands.server.session.conversation_init_data import ConversationInitData
 from openhands.server.user_auth.user_auth import AuthType, UserAuth
-from openhands.storage.conversation.file_conversation_store import FileConversationStore
+from openhands.storage.conversation.conversation_store import ConversationStore
 from openhands.storage.data_models.conversation_metadata import (
     ConversationMetadata,
     ConversationTrigger,
@@ -273,10 +275,10 @@ class ConversationService:
     ) -> ConversationInfoResultSet:
         # Per-user pages are filtered by owner before slicing, so they stay full.
         owner = await self.user_id()
-        if isinstance(self.store, FileConversationStore):
-            page = await self.store.search(page_id, limit, owner=owner)
+        if _filters_by_owner(type(self.store)):
+            page = await self.store.search(page_id, limit, owner=owner)  # type: ignore[call-arg]
             items = page.results
-        else:  # a store of the extension point pages over every user's records
+        else:  # a store without `owner` pages over every user's records
             page = await self.store.search(page_id, limit)
             items = [m for m in page.results if owner is None or m.user_id == owner]
         next_page_id = page.next_page_id
@@ -572,3 +574,9 @@ async def create_new_conversation(
     )
     notify(service.app.monitoring_listener.on_create_conversation)
     return loop
+
+
+@functools.cache
+def _filters_by_owner(store_cls: type[ConversationStore]) -> bool:
+    """Whether the store's ``search`` takes ``owner`` (ours do: the file and SQL stores)."""
+    return "owner" in inspect.signature(store_cls.search).parameters
