@@ -8,10 +8,17 @@ shutting down); any other 4xx/5xx raises ``RequestHTTPError`` carrying the body'
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any, Protocol
 
 import httpx
-from tenacity import retry, retry_if_exception, stop_after_attempt, wait_exponential
+from tenacity import (
+    RetryCallState,
+    retry,
+    retry_if_exception,
+    stop_after_attempt,
+    wait_exponential,
+)
 
 from openhands.core.logger import openhands_logger as logger
 from openhands.utils.tenacity_stop import stop_if_should_exit
@@ -42,10 +49,19 @@ def is_retryable_error(exception: BaseException) -> bool:
     return isinstance(exception, httpx.HTTPStatusError) and exception.response.status_code == 429
 
 
+# How long to wait before asking again after a 429. Looked up at every retry, so tests can
+# replace it (``monkeypatch.setattr(request, "rate_limit_wait", tenacity.wait_none())``).
+rate_limit_wait: Callable[[RetryCallState], float] = wait_exponential(multiplier=1, min=4, max=60)
+
+
+def _wait_after_rate_limit(retry_state: RetryCallState) -> float:
+    return rate_limit_wait(retry_state)
+
+
 @retry(
     retry=retry_if_exception(is_retryable_error),
     stop=stop_after_attempt(3) | stop_if_should_exit(),
-    wait=wait_exponential(multiplier=1, min=4, max=60),
+    wait=_wait_after_rate_limit,
     reraise=True,
 )
 def send_request(
