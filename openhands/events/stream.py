@@ -5,15 +5,21 @@ Design notes (where we differ from the reference, on purpose):
   files appear in id order and every subscriber sees events in id order even when many
   threads add events at once. A write that fails gives its id back: the store never has
   gaps, and a reopened stream continues exactly after the newest event on disk.
-- Event files are written with ``FileStore.write_atomic``, so a process killed at any
-  instant leaves no half-written event, and a reader never sees an event file before it
-  is complete (the local store writes a scratch file under ``{conv}.event_tmp/`` and
-  renames it into place; object stores put whole objects anyway). Writing ``{id}.json``
-  directly would save the rename but break the second promise: while the file is being
-  written, a fresh EventStore (the server's replay uses one) would count the id in
-  ``cur_id``, skip the still empty file as damaged, and the live delivery would then drop
-  the event as already replayed. A crash between open and write would also leave an empty
-  newest file that a reopened stream would have to tell apart from real damage.
+- Event files are written with ``FileStore.write_new``: a process killed at any instant
+  leaves no half-written event, a reader never sees an event file before it is complete,
+  and an existing file is never replaced. The local store writes an unnamed file in the
+  events directory and names it with ``linkat`` (the same system calls as the scratch file
+  plus rename used before, without the scratch directory or debris). Creating
+  ``{id}.json`` with O_EXCL and writing into it would save one system call but break the
+  second promise: while the file is being written, a fresh EventStore (the server's replay
+  uses one) would count the id in ``cur_id``, skip the still empty file as damaged, and the
+  live delivery would then drop the event as already replayed. A crash between open and
+  write would also leave an empty newest file that a reopened stream would have to tell
+  apart from real damage. Either way the cost of a new file is mostly the kernel's inode
+  allocation, which no write scheme avoids (see bench/event_stream.py).
+- An id whose file exists although the stream did not count it (another tool wrote it, or a
+  run of more than 64 missing files hid it from the reopen probe) is never overwritten: the
+  stream lists the directory and continues after the highest id there.
 - The write page is re-filled from disk on reopen, so cache pages stay aligned to 25.
 - No dispatcher hop: add_event puts the masked dict straight on each callback's queue;
   the callback's own worker thread rebuilds its private copy of the event from it, and
@@ -159,9 +165,6 @@ class EventStream(EventStore):
         # JSON text of the events of the current (incomplete) cache page, by position.
         self._page_start = 0
         self._page: list[bytes | None] = []
-        # Scratch paths of event writes (see FileStore.write_atomic). Writes hold the lock,
-        # and a conversation has one writing stream, so the id alone makes them unique.
-        self._scratch_dir = f"{self._conv_dir}.event_tmp/"
         self._load_write_page()
 
     # --- setup ---------------------------------------------------------------------------
@@ -270,22 +273,37 @@ class EventStream(EventStore):
         event._timestamp = datetime.now().isoformat()
         event._source = source if isinstance(source, EventSource) else EventSource(source)
         with self._lock:
-            event_id = self.cur_id
-            event.id = event_id
             try:
-                raw, data, text = self._serialize(event)
-                if len(text) > _LARGE_EVENT_BYTES:
-                    logger.warning("Event %s is large: %d bytes", event_id, len(text))
-                self.file_store.write_atomic(
-                    self._event_path(event_id), text, f"{self._scratch_dir}{event_id}"
-                )
+                raw, data, text = self._write_next(event)
             except BaseException:
                 event.id = Event.INVALID_ID  # the id is not consumed: no gaps on disk
                 raise
+            event_id = event.id
             self._cur_id = event_id + 1
             self._append_to_page(event_id, text)
             for cb in self._delivery_order:
                 cb.queue.put(raw if cb.unmasked else data)
+
+    def _write_next(self, event: Event) -> tuple[dict[str, Any], dict[str, Any], bytes]:
+        """Give ``event`` the next free id and write its file (under the lock); returns what
+        ``_serialize`` returns."""
+        event.id = self.cur_id
+        raw, data, text = self._serialize(event)
+        if len(text) > _LARGE_EVENT_BYTES:
+            logger.warning("Event %s is large: %d bytes", event.id, len(text))
+        try:
+            self.file_store.write_new(self._event_path(event.id), text)
+            return raw, data, text
+        except FileExistsError:
+            pass
+        # The id is taken by a file this stream did not count (see the module notes). A
+        # listing sees every file, so the next id after it is free (we are the only writer).
+        taken = event.id
+        event.id = max(self._cur_id_by_listing(), taken + 1)
+        logger.warning("Event file %s already exists; continuing at id %s", taken, event.id)
+        raw, data, text = self._serialize(event)
+        self.file_store.write_new(self._event_path(event.id), text)
+        return raw, data, text
 
     def _append_to_page(self, event_id: int, text: bytes) -> None:
         if event_id - self._page_start >= self.cache_size or event_id < self._page_start:

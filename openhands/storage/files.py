@@ -68,6 +68,18 @@ class FileStore(ABC):
         """
         self.write(path, contents)
 
+    def write_new(self, path: str, contents: bytes) -> None:
+        """Create ``path``, complete or not at all (as ``write_atomic`` does), and never replace
+        a file that is already there: the local store then raises ``FileExistsError`` and
+        leaves that file as it was.
+
+        By default this is ``write``: an object store would need a conditional put or an
+        extra request per file to refuse, and on such a store the event stream finds its
+        next id by listing (the default ``sequence_end``), which sees every file, so it never
+        picks an id that is taken.
+        """
+        self.write(path, contents)
+
     def sequence_end(self, directory: str, suffix: str, start: int, max_gap: int) -> int:
         """One past the highest ``n >= start`` for which ``{directory}{n}{suffix}`` exists,
         or ``start`` when there is none. ``directory`` ends with ``/``.

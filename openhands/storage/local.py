@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import builtins  # in the class bodies below, ``list`` is the method, not the type
+import contextlib
+import errno
 import itertools
 import logging
 import os
@@ -23,6 +25,11 @@ _READ_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
 _MAX_SINGLE_READ = 0x7FFFF000  # Linux returns at most this much from one read()
 _PUBLIC_MODE = 0o666  # narrowed by the process umask, as open() does
 _PRIVATE_MODE = 0o600
+# Unnamed files (O_TMPFILE) are given their name through this path of their descriptor.
+_PROC_FD = "/proc/self/fd/"
+_TMPFILE_FLAGS = getattr(os, "O_TMPFILE", 0) | os.O_WRONLY | getattr(os, "O_CLOEXEC", 0)
+# What opening an unnamed file fails with where the file system or kernel has none.
+_NO_UNNAMED_FILES = frozenset({errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL})
 
 
 class LocalFileStore(FileStore):
@@ -42,6 +49,8 @@ class LocalFileStore(FileStore):
         self.atomic = atomic
         self.fsync = fsync
         self._root_prefix = self.root.rstrip(os.sep) + os.sep
+        # write_new's fast path; switched off for good when the file system refuses it.
+        self._unnamed_files = hasattr(os, "O_TMPFILE") and os.path.isdir(_PROC_FD)
         os.makedirs(self.root, exist_ok=True)
 
     def get_full_path(self, path: str) -> str:
@@ -125,16 +134,77 @@ class LocalFileStore(FileStore):
             os.makedirs(os.path.dirname(target), exist_ok=True)
             fd = os.open(temp, _WRITE_FLAGS, _PUBLIC_MODE)
         try:
-            written = os.write(fd, contents)
-            while written < len(contents):  # short writes: huge files, signals, full disks
-                written += os.write(fd, memoryview(contents)[written:])
-            if self.fsync:
-                os.fsync(fd)
+            self._write_all(fd, contents)
         finally:
             os.close(fd)
         os.replace(temp, target)
         if self.fsync:
             _fsync_directory(os.path.dirname(target))
+
+    def write_new(self, path: str, contents: bytes) -> None:
+        """Create ``path`` exclusively, complete or not at all (see ``FileStore.write_new``).
+
+        On Linux the data goes into an unnamed file (``O_TMPFILE``) in the target directory,
+        which ``linkat`` then names: the name appears with the whole contents behind it, a
+        process killed before that leaves nothing (the kernel frees an unnamed file with its
+        last descriptor), and ``linkat``, unlike ``rename``, refuses a name that exists.
+        Elsewhere a hidden scratch file is hard-linked to the target and then removed.
+        """
+        target = self.get_full_path(path)
+        try:
+            self._create(target, contents)
+        except FileNotFoundError:
+            # Checked only on failure: the common case (directory there) costs nothing more.
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            self._create(target, contents)
+        if self.fsync:
+            _fsync_directory(os.path.dirname(target))
+
+    def _create(self, target: str, data: bytes) -> None:
+        if self._unnamed_files:
+            try:
+                fd = os.open(os.path.dirname(target), _TMPFILE_FLAGS, _PUBLIC_MODE)
+            except OSError as error:
+                if error.errno not in _NO_UNNAMED_FILES:
+                    raise
+                self._unnamed_files = False  # this file system has none: use the portable path
+            else:
+                try:
+                    self._write_all(fd, data)
+                    # ``src_dir_fd`` only makes Python call linkat (with AT_SYMLINK_FOLLOW)
+                    # instead of link(); an absolute source path ignores it.
+                    os.link(f"{_PROC_FD}{fd}", target, src_dir_fd=fd)
+                finally:
+                    os.close(fd)
+                return
+        directory, _, name = target.rpartition("/")
+        temp = f"{directory}/.{name}.{os.getpid()}-{next(_temp_counter)}{TEMP_SUFFIX}"
+        fd = os.open(temp, _WRITE_FLAGS, _PUBLIC_MODE)
+        try:
+            try:
+                self._write_all(fd, data)
+            finally:
+                os.close(fd)
+            try:
+                os.link(temp, target)
+            except (FileExistsError, FileNotFoundError):
+                raise
+            except OSError:
+                # No hard links on this file system (FAT, some FUSE mounts): check, then
+                # rename, which is exclusive against everything but a concurrent writer.
+                if os.path.lexists(target):
+                    raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), target) from None
+                os.replace(temp, target)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temp)
+
+    def _write_all(self, fd: int, data: bytes) -> None:
+        written = os.write(fd, data)
+        while written < len(data):  # short writes: huge files, signals, full disks
+            written += os.write(fd, memoryview(data)[written:])
+        if self.fsync:
+            os.fsync(fd)
 
     # --- read / list / delete ----------------------------------------------------------
 

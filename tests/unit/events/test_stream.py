@@ -306,24 +306,26 @@ def test_masking_protects_identity_keys_only_at_top_level(file_store) -> None:
     stream.close()
 
 
-def test_failed_write_does_not_consume_an_id(tmp_path) -> None:
-    stream = EventStream("sid", LocalFileStore(str(tmp_path)))
+def test_failed_write_does_not_consume_an_id(tmp_path, monkeypatch) -> None:
+    fs = LocalFileStore(str(tmp_path))
+    stream = EventStream("sid", fs)
     stream.add_event(MessageAction("a"), EventSource.USER)
     events_dir = tmp_path / "sessions" / "sid" / "events"
     events_dir.chmod(0o500)
     try:
         if os.geteuid() == 0:
-            # root ignores permissions: make the target path a directory instead.
-            events_dir.chmod(0o700)
-            (events_dir / "1.json").mkdir()
+            # root ignores permissions: fail the write itself, as a full disk would.
+            def full_disk(path: str, contents: bytes) -> None:
+                raise OSError(28, "No space left on device")
+
+            monkeypatch.setattr(fs, "write_new", full_disk)
         failing = MessageAction("b")
         with pytest.raises(OSError):
             stream.add_event(failing, EventSource.USER)
         assert failing.id == Event.INVALID_ID
     finally:
         events_dir.chmod(0o700)
-        if (events_dir / "1.json").is_dir():
-            (events_dir / "1.json").rmdir()
+        monkeypatch.undo()
     retry = MessageAction("b")
     stream.add_event(retry, EventSource.USER)
     assert retry.id == 1
@@ -393,4 +395,94 @@ def test_sigkill_while_writing_loses_no_returned_event(tmp_path, kill_after: flo
     reopened.add_event(MessageAction("after the crash"), EventSource.USER)
     assert reopened.get_latest_event_id() == ids[-1] + 1
     assert [e.id for e in reopened.search_events()][-1] == ids[-1] + 1
+    reopened.close()
+
+
+def test_a_file_hidden_behind_a_long_gap_is_never_overwritten(tmp_path, caplog) -> None:
+    fs = LocalFileStore(str(tmp_path))
+    stream = EventStream("sid", fs)
+    for i in range(30):
+        stream.add_event(MessageAction(f"m{i}"), EventSource.USER)
+    stream.close()
+    events_dir = tmp_path / "sessions/sid/events"
+    for i in range(25, 30):  # a gap of more than 64 ids after the newest page ...
+        (events_dir / f"{i}.json").unlink()
+    hidden = (events_dir / "0.json").read_bytes().replace(b'"id":0', b'"id":100')
+    (events_dir / "100.json").write_bytes(hidden)  # ... hides this file from the probe
+    reopened = EventStream("sid", fs)
+    assert reopened.cur_id == 25
+    ids = []
+    for i in range(80):
+        event = MessageAction(f"n{i}")
+        reopened.add_event(event, EventSource.USER)
+        ids.append(event.id)
+    reopened.close()
+    assert ids == list(range(25, 100)) + list(range(101, 106))
+    assert (events_dir / "100.json").read_bytes() == hidden
+    assert "already exists" in caplog.text
+    stored = [e.id for e in EventStore("sid", fs).search_events()]
+    assert stored == list(range(106))
+
+
+CONCURRENT_CRASH_WRITER = textwrap.dedent(
+    """
+    import sys, threading
+    from openhands.events.action import MessageAction
+    from openhands.events.event import EventSource
+    from openhands.events.stream import EventStream
+    from openhands.storage.local import LocalFileStore
+
+    stream = EventStream("crash", LocalFileStore(sys.argv[1]))
+    out = threading.Lock()
+
+    def write(worker):
+        i = 0
+        while True:
+            event = MessageAction(f"w{worker} " + "payload " * (i % 500))
+            stream.add_event(event, EventSource.USER)
+            with out:  # reported only after add_event returned
+                sys.stdout.write(f"{event.id}\\n")
+                sys.stdout.flush()
+            i += 1
+
+    threads = [threading.Thread(target=write, args=(w,)) for w in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    """
+)
+
+
+@pytest.mark.parametrize("kill_after", [0.2, 0.6])
+def test_sigkill_during_concurrent_writes_loses_or_damages_nothing(
+    tmp_path, kill_after: float
+) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CONCURRENT_CRASH_WRITER, str(tmp_path)],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=REPO_ROOT,
+    )
+    assert proc.stdout is not None
+    first = proc.stdout.readline()
+    time.sleep(kill_after)
+    proc.send_signal(signal.SIGKILL)
+    out = proc.stdout.read()
+    proc.wait(timeout=10)
+    confirmed = {int(line) for line in (first + out).split()}
+    assert len(confirmed) > 8
+    events_dir = tmp_path / "sessions/crash/events"
+    names = os.listdir(events_dir)
+    assert all(name.endswith(".json") and name[:-5].isdigit() for name in names)  # no debris
+    on_disk = sorted(int(name[:-5]) for name in names)
+    assert on_disk == list(range(len(on_disk)))  # no gaps
+    assert confirmed <= set(on_disk)
+    for event_id in on_disk:  # every file complete, acknowledged or not
+        assert json.loads((events_dir / f"{event_id}.json").read_bytes())["id"] == event_id
+    fs = LocalFileStore(str(tmp_path))
+    assert [e.id for e in EventStore("crash", fs).search_events()] == on_disk
+    reopened = EventStream("crash", fs)
+    reopened.add_event(MessageAction("after the crash"), EventSource.USER)
+    assert reopened.get_latest_event_id() == len(on_disk)
     reopened.close()

@@ -240,3 +240,40 @@ def test_local_list_names_hides_scratch_files_of_writes_in_flight(tmp_path: Path
     assert store.list_names("d/") == ["0-25.json"]
     with pytest.raises(FileNotFoundError):
         store.list_names("missing/")
+
+
+@pytest.mark.parametrize("unnamed_files", [True, False])
+def test_local_write_new_creates_exclusively_and_leaves_no_scratch(
+    tmp_path: Path, unnamed_files: bool
+) -> None:
+    store = LocalFileStore(str(tmp_path))
+    store._unnamed_files = unnamed_files and store._unnamed_files  # False: the portable path
+    store.write_new("conv/events/0.json", b'{"id": 0}')  # the directory is created
+    assert (tmp_path / "conv/events/0.json").read_bytes() == b'{"id": 0}'
+    with pytest.raises(FileExistsError):
+        store.write_new("conv/events/0.json", b'{"id": 0, "v": 2}')
+    assert (tmp_path / "conv/events/0.json").read_bytes() == b'{"id": 0}'  # untouched
+    assert os.listdir(tmp_path / "conv/events") == ["0.json"]
+    assert os.listdir(tmp_path / "conv") == ["events"]
+
+
+def test_write_new_reads_back(store: FileStore) -> None:
+    store.write_new("conv/events/3.json", b'{"id": 3}')
+    assert store.read_bytes("conv/events/3.json") == b'{"id": 3}'
+
+
+def test_local_write_new_without_hard_links_still_refuses_an_existing_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = LocalFileStore(str(tmp_path))
+    store._unnamed_files = False
+
+    def no_links(src: str, dst: str, **kwargs: object) -> None:
+        raise PermissionError(1, "Operation not permitted")  # as FAT or a FUSE mount
+
+    monkeypatch.setattr(os, "link", no_links)
+    store.write_new("events/0.json", b"{}")
+    with pytest.raises(FileExistsError):
+        store.write_new("events/0.json", b"[]")
+    assert (tmp_path / "events/0.json").read_bytes() == b"{}"
+    assert os.listdir(tmp_path / "events") == ["0.json"]
