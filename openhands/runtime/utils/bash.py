@@ -41,9 +41,14 @@ from openhands.runtime.utils.tmux_control import (
 )
 
 POLL_INTERVAL = 0.5
-# Quick first looks so short commands return within milliseconds (bash needs ~5 ms for an
-# `echo` and its prompt), then back off to the steady interval. A look costs ~0.2 ms.
-_FIRST_POLLS = (0.001,) * 4 + (0.002,) * 4 + (0.005, 0.01, 0.02, 0.04, 0.08, 0.15, 0.3)
+# The pane is looked at as soon as the tmux control client reports a new prompt (see
+# TmuxControl's `watch`), and on this schedule besides, for the timeouts; it backs off to the
+# steady interval. A look costs ~0.2 ms of tmux's time, taken from bash when CPUs are few.
+_FIRST_POLLS = (0.005, 0.01, 0.02, 0.04, 0.08, 0.15, 0.3)
+# Quick first looks where no prompt may come to wake us: without a control client, and for
+# an empty command (a process that has finished meanwhile left its prompt already). Short
+# commands then return within milliseconds (bash needs ~3 ms for an `echo` and its prompt).
+_FIRST_POLLS_QUICK = (0.001,) * 4 + (0.002,) * 4 + (0.005, 0.01, 0.02, 0.04, 0.08, 0.15, 0.3)
 HISTORY_LIMIT = 10_000
 PANE_SIZE = 1000  # columns and rows
 DEFAULT_NO_CHANGE_TIMEOUT = 10
@@ -113,6 +118,8 @@ class BashSession:
         self._cwd = self.work_dir
         # C-l was sent after the last command; its history is cleared before the next one.
         self._clear_pending = False
+        # TmuxControl.marks_seen when that C-l was sent: one more means bash has redrawn.
+        self._clear_marks = 0
         self._control: TmuxControl | None = None
         self._initialized = False
         self._closed = False
@@ -138,8 +145,9 @@ class BashSession:
         self.pane = pane
         self._start_control_client()
         ps1 = CmdOutputMetadata.to_ps1_prompt()
+        seen = self._marks_seen()
         self._send_command(f'export PROMPT_COMMAND=\'export PS1="{ps1}"\'; export PS2=""', False)
-        self._wait_for_prompt()
+        self._wait_for_prompt(seen)
         self._clear_screen()
         self._initialized = True
         logger.debug("Bash session %s ready in %s", self.session.session_name, self.work_dir)
@@ -206,7 +214,17 @@ class BashSession:
         if len(statements) > 1:
             return ErrorObservation(content=text.multiple_commands_error(statements))
 
-        pane = self._finish_clear() if self._clear_pending else self._pane_text()
+        clear_deadline = time.monotonic() + _CLEAR_WAIT_SECONDS
+        if self._clear_pending:
+            self._await_redraw(clear_deadline)
+        marks = self._marks_seen()
+        if command != "" and self.prev_status in (None, BashCommandStatus.COMPLETED):
+            # Nothing runs, so the command goes out whatever the pane shows: one round trip.
+            pane = self._capture_and_send(command, action.is_input, clear_deadline)
+            sent = True
+        else:
+            pane = self._finish_clear(clear_deadline) if self._clear_pending else self._pane_text()
+            sent = False
         initial_blocks = len(CmdOutputMetadata.matches_ps1_metadata(pane))
         still_running = not pane.rstrip().endswith(_PS1_END_MARK)
         if (
@@ -219,11 +237,12 @@ class BashSession:
 
         started = last_change = time.monotonic()
         initial_pane = last_pane = pane
-        if command != "":
+        if command != "" and not sent:
+            marks = self._marks_seen()
             self._send_command(command, action.is_input)
 
-        for delay in _poll_delays():
-            time.sleep(delay)
+        for delay in self._poll_delays(command):
+            marks = self._wait_for_prompt_mark(marks, delay)
             now = time.monotonic()
             pane = self._pane_text()
             if pane != last_pane:
@@ -318,7 +337,7 @@ class BashSession:
         """Run tmux commands (several run back to back); returns their output lines.
 
         They go through the session's control-mode client; without one, each call starts
-        a tmux process (about 3 ms, an `echo` needs four or five such calls).
+        a tmux process (about 3 ms; an `echo` needs three such calls).
         """
         if self._control is not None:
             try:
@@ -338,23 +357,77 @@ class BashSession:
 
     def _start_control_client(self) -> None:
         try:
-            self._control = TmuxControl(str(self.session.session_name), self._socket_name)
+            self._control = TmuxControl(
+                str(self.session.session_name), self._socket_name, watch=_PS1_END_MARK
+            )
         except (OSError, TmuxControlError, TmuxControlClosed) as exc:
             logger.warning("tmux control mode unavailable, running tmux per command: %s", exc)
             self._control = None
 
     def _send_command(self, command: str, is_input: bool) -> None:
+        self._tmux(*self._keys_for(command))
+
+    def _keys_for(self, command: str) -> list[list[str]]:
         if is_special_key(command):
-            self._tmux(["send-keys", "-t", self._pane_id, command])
-            return
+            return [["send-keys", "-t", self._pane_id, command]]
         # -l: never read the text as key names; --: text may start with "-".
-        self._tmux(
+        return [
             ["send-keys", "-t", self._pane_id, "-l", "--", command],
             ["send-keys", "-t", self._pane_id, "Enter"],
-        )
+        ]
+
+    def _capture_command(self) -> list[str]:
+        return ["capture-pane", "-t", self._pane_id, "-J", "-p", "-S", "-"]
 
     def _pane_text(self) -> str:
-        return _joined(self._tmux(["capture-pane", "-t", self._pane_id, "-J", "-p", "-S", "-"]))
+        return _joined(self._tmux(self._capture_command()))
+
+    def _capture_and_send(self, command: str, is_input: bool, clear_deadline: float) -> str:
+        """The pane text just before ``command`` is typed (history cleared first if due).
+
+        When bash is known to have redrawn its prompt after the last C-l, clearing, capturing
+        and typing go to tmux as one command line: tmux runs them back to back, so the
+        capture shows the pane as it was before the keys. Otherwise as separate steps.
+        """
+        if self._clear_pending and not self._redrawn():
+            pane = self._finish_clear(clear_deadline)
+            self._send_command(command, is_input)
+            return pane
+        clear = [["clear-history", "-t", self._pane_id]] if self._clear_pending else []
+        pane = _joined(self._tmux(*clear, self._capture_command(), *self._keys_for(command)))
+        self._clear_pending = False
+        return pane
+
+    def _marks_seen(self) -> int:
+        return self._control.marks_seen if self._control is not None else 0
+
+    def _redrawn(self) -> bool:
+        """Whether bash has printed its prompt again since the last C-l (as far as known)."""
+        return self._control is not None and self._control.marks_seen > self._clear_marks
+
+    def _await_redraw(self, deadline: float) -> None:
+        """Wait (until ``deadline``) for bash's prompt after the last C-l, if a control
+        client tells."""
+        if self._control is not None:
+            timeout = max(0.0, deadline - time.monotonic())
+            self._control.wait_for_mark(self._clear_marks, timeout)
+
+    def _wait_for_prompt_mark(self, seen: int, timeout: float) -> int:
+        """Wait until bash prints a prompt after ``seen`` marks, or ``timeout`` passes.
+
+        Returns the mark count to wait past next time. Read before the pane is captured,
+        a mark counted by then is in the capture.
+        """
+        if self._control is None:
+            time.sleep(timeout)
+            return 0
+        self._control.wait_for_mark(seen, timeout)
+        return self._control.marks_seen
+
+    def _poll_delays(self, command: str) -> Iterator[float]:
+        notified = self._control is not None and command != ""
+        yield from _FIRST_POLLS if notified else _FIRST_POLLS_QUICK
+        yield from itertools.repeat(POLL_INTERVAL)
 
     @property
     def _pane_id(self) -> str:
@@ -368,11 +441,12 @@ class BashSession:
         instead of a fixed pause here.
         """
         self._tmux(["send-keys", "-t", self._pane_id, "C-l"])
+        self._clear_marks = self._control.marks_before_answer if self._control else 0
         self._clear_pending = True
 
-    def _finish_clear(self) -> str:
-        """Clear the history once bash has redrawn its prompt; returns the pane text."""
-        deadline = time.monotonic() + _CLEAR_WAIT_SECONDS
+    def _finish_clear(self, deadline: float) -> str:
+        """Clear the history once bash has redrawn its prompt (or ``deadline`` passed);
+        returns the pane text."""
         while True:
             pane = _joined(
                 self._tmux(
@@ -385,12 +459,12 @@ class BashSession:
                 return pane
             time.sleep(0.001)
 
-    def _wait_for_prompt(self) -> None:
+    def _wait_for_prompt(self, seen: int) -> None:
         deadline = time.monotonic() + _READY_WAIT_SECONDS
         while time.monotonic() < deadline:
             if self._pane_text().rstrip().endswith(_PS1_END_MARK):
                 return
-            time.sleep(0.05)
+            seen = self._wait_for_prompt_mark(seen, 0.05)
         logger.warning("Bash did not show its first prompt within %ss", _READY_WAIT_SECONDS)
 
 
@@ -401,9 +475,9 @@ def _server_going_away(message: str) -> bool:
 
 def _joined(lines: list[str]) -> str:
     """Captured lines, right-trimmed, without the empty rows below the last text."""
-    while lines and not lines[-1].strip():
-        lines.pop()
-    return "\n".join(line.rstrip() for line in lines)
+    # The pane has 1000 rows, mostly empty: drop them in one go, not row by row.
+    text = "\n".join(lines).rstrip()
+    return "\n".join(line.rstrip() for line in text.split("\n"))
 
 
 def _prompt_redrawn(pane: str) -> bool:
@@ -417,11 +491,6 @@ def _prompt_redrawn(pane: str) -> bool:
         stripped.startswith(_PS1_BEGIN_MARK)
         and len(CmdOutputMetadata.matches_ps1_metadata(stripped)) == 1
     )
-
-
-def _poll_delays() -> Iterator[float]:
-    yield from _FIRST_POLLS
-    yield from itertools.repeat(POLL_INTERVAL)
 
 
 def _join_segments(pane: str, blocks: list[re.Match[str]]) -> str:

@@ -109,3 +109,53 @@ def test_a_client_whose_server_is_gone_says_so(session: tuple[str, str]) -> None
         for _ in range(50):
             client.run(["display-message", "-p", "x"])
     client.close()
+
+
+@pytest.fixture
+def watching() -> Iterator[TmuxControl]:
+    """A client watching for "MARK-42" in a session running a plain bash (no rc files)."""
+    socket_name = f"{os.environ['OPENHANDS_TMUX_SOCKET_PREFIX']}-{uuid.uuid4().hex[:8]}"
+    new_session = ["tmux", "-L", socket_name, "new-session", "-d", "-s", "main"]
+    subprocess.run([*new_session, "-x", "200", "-y", "50", "bash --norc --noprofile"], check=True)
+    client = TmuxControl("main", socket_name, watch="MARK-42")
+    try:
+        yield client
+    finally:
+        client.close()
+        subprocess.run(["tmux", "-L", socket_name, "kill-server"], capture_output=True)
+
+
+def type_line(control: TmuxControl, text: str) -> None:
+    control.run(["send-keys", "-t", "main", "-l", "--", text], ["send-keys", "-t", "main", "Enter"])
+
+
+def test_a_watched_text_printed_in_the_pane_is_counted(watching: TmuxControl) -> None:
+    seen = watching.marks_seen
+    assert not watching.wait_for_mark(seen, 0.05)  # nothing printed yet
+    # The typed line does not hold the mark; what it prints does, twice.
+    type_line(watching, "printf 'MARK''-42 MARK''-42\\n'")
+    assert watching.wait_for_mark(seen, 10)
+    # Once counted, the pane already shows it.
+    assert "MARK-42 MARK-42" in "\n".join(watching.run(["capture-pane", "-p", "-t", "main"]))
+    assert watching.marks_seen == seen + 2
+
+
+def test_a_watched_text_printed_in_two_writes_is_counted_once(watching: TmuxControl) -> None:
+    seen = watching.marks_seen
+    type_line(watching, "printf 'MAR'; sleep 0.2; printf 'K-42\\n'")
+    assert watching.wait_for_mark(seen, 10)
+    assert watching.marks_seen == seen + 1
+
+
+def test_marks_before_answer_is_the_count_when_the_answer_came(watching: TmuxControl) -> None:
+    type_line(watching, "printf 'MARK''-42\\n'")
+    assert watching.wait_for_mark(0, 10)
+    watching.run(["display-message", "-p", "x"])
+    assert watching.marks_before_answer == watching.marks_seen == 1
+
+
+def test_much_pane_output_does_not_hold_up_answers(watching: TmuxControl) -> None:
+    seen = watching.marks_seen
+    type_line(watching, "seq 1 200000; printf 'MARK''-42\\n'")
+    assert watching.run(["display-message", "-p", "still here"]) == ["still here"]
+    assert watching.wait_for_mark(seen, 60)
