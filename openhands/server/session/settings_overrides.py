@@ -10,6 +10,8 @@ from openhands.core.config import (
     MCPConfig,
     OpenHandsConfig,
 )
+from openhands.core.config.condenser_config import AnyCondenserConfig
+from openhands.core.config.llm_config import LLMConfig
 from openhands.core.config.mcp_config import default_shttp_server
 from openhands.server.mcp_endpoint import conversation_mcp_key, key_secret
 from openhands.storage.data_models.settings import Settings
@@ -33,7 +35,8 @@ def apply_settings(
     agent_name = settings.agent or config.default_agent
     config.default_agent = agent_name
 
-    llm_config = config.get_llm_config_from_agent(agent_name).model_copy(deep=True)
+    configured_llm = config.get_llm_config_from_agent(agent_name)
+    llm_config = configured_llm.model_copy(deep=True)
     if settings.llm_model:
         llm_config.model = settings.llm_model
     if settings.llm_api_key is not None and settings.llm_api_key.get_secret_value():
@@ -43,6 +46,10 @@ def apply_settings(
     agent_config = config.get_agent_config(agent_name).model_copy(deep=True)
     llm_name = agent_config.llm_config or "llm"
     config.set_llm_config(llm_config, llm_name)
+    # A condenser that config.toml gave the agent's own model (the default one, when the file
+    # has no [condenser]) follows the user's model too, as in 0.59, where it shares the LLM
+    # config object the session edits. Otherwise it would call the server's unset model.
+    agent_config.condenser = _with_llm(agent_config.condenser, configured_llm, llm_config)
 
     if settings.confirmation_mode is not None:
         config.security.confirmation_mode = settings.confirmation_mode
@@ -82,6 +89,18 @@ def apply_settings(
         )
     config.set_agent_config(agent_config, agent_name)
     return config
+
+
+def _with_llm(
+    condenser: AnyCondenserConfig, before: LLMConfig, after: LLMConfig
+) -> AnyCondenserConfig:
+    """``condenser`` with every LLM config equal to ``before`` replaced by ``after``."""
+    if isinstance(condenser, CondenserPipelineConfig):
+        parts = [_with_llm(part, before, after) for part in condenser.condensers]
+        return condenser.model_copy(update={"condensers": parts})
+    if getattr(condenser, "llm_config", None) == before:
+        return condenser.model_copy(update={"llm_config": after})
+    return condenser
 
 
 def _merge_mcp(base: MCPConfig, extra: MCPConfig) -> MCPConfig:
