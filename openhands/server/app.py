@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import sys
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
@@ -148,9 +149,10 @@ def create_sio(server_config: ServerConfig) -> socketio.AsyncServer:
     client_manager = None
     redis_host = os.environ.get("REDIS_HOST")
     if redis_host:
-        password = os.environ.get("REDIS_PASSWORD")
-        auth = f":{password}@" if password else ""
-        client_manager = socketio.AsyncRedisManager(f"redis://{auth}{redis_host}")
+        # Emits reach the sockets of every node (the password never enters a URL).
+        from openhands.server.redis_socket_manager import RedisSocketManager
+
+        client_manager = RedisSocketManager(redis_host, os.environ.get("REDIS_PASSWORD") or None)
     return socketio.AsyncServer(
         async_mode="asgi",
         cors_allowed_origins="*",
@@ -211,6 +213,10 @@ def create_app(
                 pop_running(services)
                 # Stop taking tool calls before the conversations go away.
                 await mcp_app.aclose()
+        if "openhands.storage.sql.database" in sys.modules:  # only when SQL stores were used
+            from openhands.storage.sql.database import dispose_database
+
+            await dispose_database()
 
     app = FastAPI(
         title="OpenHands",

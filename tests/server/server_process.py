@@ -36,6 +36,7 @@ _SERVER_ENV = {name.upper() for name in OpenHandsConfig.model_fields} | {
     "CONVERSATION_MANAGER_CLASS",
     "OPENHANDS_CONFIG_CLS",
     "REDIS_HOST",
+    "REDIS_PASSWORD",
 }
 
 

@@ -135,6 +135,9 @@ class RoomDelivery:
         self.room = room_name(conversation_id)
         self._held: dict[str, list[Payload]] = {}
         self._watermarks: dict[str, int] = {}
+        # Held by each room emit from choosing its recipients until the emit returns; see
+        # ``settle`` (the clustered manager's hold of a socket on another node).
+        self._emitting = asyncio.Lock()
 
     def hold(self, connection_id: str) -> None:
         """Start buffering live payloads for ``connection_id`` (call before it joins the room)."""
@@ -154,8 +157,19 @@ class RoomDelivery:
         self._held.pop(connection_id, None)
         self._watermarks.pop(connection_id, None)
 
+    async def settle(self) -> None:
+        """Wait for the room emits that chose their recipients before now. After ``hold`` it
+        means: every payload not buffered for the held socket has been emitted (with a
+        Redis manager: published), so a reply sent after this follows all of them."""
+        async with self._emitting:
+            pass
+
     async def send(self, payload: Payload) -> None:
         """Emit one payload to the room, respecting held sockets and watermarks."""
+        async with self._emitting:
+            await self._send(payload)
+
+    async def _send(self, payload: Payload) -> None:
         skip: list[str] = []
         for connection_id, buffer in self._held.items():
             buffer.append(payload)
