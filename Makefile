@@ -15,7 +15,7 @@ FRONTEND_SOURCES := $(shell find frontend/src frontend/index.html frontend/vite.
 	frontend/tsconfig.json frontend/package.json -type f 2>/dev/null)
 
 .PHONY: build deps frontend sandbox-image docker-engine browser run test test-python \
-	test-frontend lint bench clean services
+	test-frontend lint bench clean services cluster cluster-down
 
 build: deps frontend sandbox-image-if-engine
 
@@ -88,6 +88,13 @@ lint: deps
 	$(VENV)/bin/ruff check openhands tests bench
 	$(VENV)/bin/ruff format --check openhands tests bench
 	$(VENV)/bin/mypy openhands
+
+# The scale-out deployment of docs/scaling.md on this machine (loopback only).
+cluster: build services docker-engine
+	$(PY) containers/cluster/cluster.py up
+
+cluster-down:
+	$(PY) containers/cluster/cluster.py down
 
 bench: build
 	@for f in bench/*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
