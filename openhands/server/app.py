@@ -129,6 +129,14 @@ async def build_services(
     if server.conversation_store_class != DEFAULT_CONVERSATION_STORE:
         store_cls = get_impl(ConversationStore, server.conversation_store_class)  # type: ignore[type-abstract]
         conversation_store = await store_cls.get_instance(app_config, None)
+        # Running conversations keep their metadata (title, cost, last update) in the same
+        # store the routes read, not in metadata.json beside the events.
+        from openhands.server.conversation_manager.standalone_conversation_manager import (
+            StandaloneConversationManager,
+        )
+
+        if isinstance(manager, StandaloneConversationManager):
+            manager.conversation_store = conversation_store
     return AppServices(
         config=app_config,
         server_config=server,

@@ -36,6 +36,7 @@ from openhands.server.session.event_rules import iter_replay_payloads
 from openhands.server.session.metadata_updater import MetadataUpdater
 from openhands.server.session.server_conversation import ServerConversation
 from openhands.server.session.session import Session
+from openhands.storage.conversation.conversation_store import ConversationStore
 from openhands.storage.conversation.file_conversation_store import FileConversationStore
 from openhands.storage.data_models.conversation_status import ConversationStatus
 from openhands.storage.files import FileStore
@@ -97,7 +98,8 @@ class StandaloneConversationManager(ConversationManager):
         self.cleanup_interval = cleanup_interval
         self.agent_session_cls = agent_session_cls
         self.monitoring_listener = monitoring_listener or MonitoringListener()
-        self.conversation_store = FileConversationStore(file_store)
+        # The app replaces it with the configured store when that is not the file store.
+        self.conversation_store: ConversationStore = FileConversationStore(file_store)
         self._conversations: dict[str, ConversationRecord] = {}
         # Socket (connection id) → the conversation it joined.
         self._connections: dict[str, str] = {}
