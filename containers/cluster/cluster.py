@@ -186,6 +186,8 @@ def up() -> None:
             "SETTINGS_STORE_CLASS": "openhands.storage.sql.settings_store.SqlSettingsStore",
             "SECRET_STORE_CLASS": "openhands.storage.sql.secrets_store.SqlSecretsStore",
             "FRONTEND_DIR": str(REPO_ROOT / "frontend" / "build"),
+            # Where the other node sends this conversation's routes (files, git, VS Code).
+            "OPENHANDS_NODE_URL": f"http://127.0.0.1:{port}",
         }
         log = root / "server.log"
         pid = _spawn(

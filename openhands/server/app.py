@@ -36,6 +36,7 @@ from openhands.server.app_services import (
     pop_running,
     push_running,
 )
+from openhands.server.cluster_forwarding import ConversationForwardingMiddleware
 from openhands.server.conversation_manager.conversation_manager import ConversationManager
 from openhands.server.errors import install_error_handlers
 from openhands.server.listen_socket import register_socket_handlers
@@ -239,9 +240,11 @@ def create_app(
     app.add_exception_handler(AuthenticationError, authentication_error_handler)
 
     # Added innermost first: the request meets RateLimit, CacheControl, CORS, BodySizeLimit,
-    # Attach, token.
+    # Forwarding, Attach, token. Forwarding passes a conversation's routes to the node running
+    # it (clustered manager only), before Attach looks for the conversation here.
     app.add_middleware(GitHubTokenMiddleware)
     app.add_middleware(AttachConversationMiddleware)
+    app.add_middleware(ConversationForwardingMiddleware)
     app.add_middleware(
         BodySizeLimitMiddleware,
         max_bytes=server.max_request_body_bytes,

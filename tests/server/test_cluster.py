@@ -85,6 +85,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory, llm: ScriptedLLMServer) ->
         nodes: list[ServerProcess] = []
         for name in ("a", "b"):
             node = ServerProcess(Path(root / name), env=env, config=config)
+            node.extra_env["OPENHANDS_NODE_URL"] = node.url  # where the other node forwards
             stack.callback(node.stop)
             nodes.append(node)
         for node in nodes:
@@ -224,6 +225,42 @@ async def test_a_socket_on_b_watches_and_drives_a_loop_on_a(cluster: Cluster, so
         await stop(on_b, conversation_id)  # forwarded to A
         await wait_status(on_a, conversation_id, "STOPPED", timeout=DEADLINE)
         assert cluster.lease_owner(conversation_id) is None
+
+
+async def test_conversation_routes_are_served_by_the_owner_from_any_node(
+    cluster: Cluster,
+) -> None:
+    """The files, git and VS Code routes need the loop's sandbox: B passes them to A."""
+    async with (
+        httpx.AsyncClient(base_url=cluster.a.url, timeout=60) as on_a,
+        httpx.AsyncClient(base_url=cluster.b.url, timeout=60) as on_b,
+    ):
+        name = f"made-{uuid.uuid4().hex[:6]}.txt"
+        conversation_id = await _create(on_a, f"run: echo from-the-agent > {name}")
+        route = f"/api/conversations/{conversation_id}"
+        on_owner = await on_a.get(f"{route}/list-files")
+        forwarded = await on_b.get(f"{route}/list-files")
+        assert on_owner.status_code == 200, on_owner.text
+        assert forwarded.status_code == 200, forwarded.text
+        assert name in forwarded.json()
+        assert forwarded.json() == on_owner.json()
+        read = await on_b.get(f"{route}/select-file", params={"file": name})
+        assert (read.status_code, read.json()) == (200, {"code": "from-the-agent\n"})
+        # Bodies travel too: an upload through B lands in A's sandbox.
+        uploaded = await on_b.post(
+            f"{route}/upload-files", files={"files": ("up.txt", b"uploaded via b\n")}
+        )
+        assert uploaded.status_code == 200, uploaded.text
+        read = await on_a.get(f"{route}/select-file", params={"file": "up.txt"})
+        assert read.json() == {"code": "uploaded via b\n"}
+        # Errors come back unchanged.
+        missing = await on_b.get(f"{route}/select-file", params={"file": "nope.txt"})
+        assert (
+            missing.status_code
+            == (await on_a.get(f"{route}/select-file", params={"file": "nope.txt"})).status_code
+        )
+        await stop(on_b, conversation_id)
+        await wait_status(on_a, conversation_id, "STOPPED", timeout=DEADLINE)
 
 
 # --- (3) the lease moves: stop on one node, start on the other -----------------------------------

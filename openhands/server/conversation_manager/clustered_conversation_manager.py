@@ -21,8 +21,11 @@ plus these rules:
 - **Answers** about running loops (status, runtime status, the running list) come from the
   leases, so every node gives the same ones. A graceful shutdown releases the leases.
 
-Known limits: the sandbox routes (files, VS Code, …) and ``/microagents`` work on the
-owner only (elsewhere they answer 404), and the concurrency limit counts the whole cluster.
+- **Routes.** ``owner_url`` names the node other nodes forward this conversation's routes
+  to (``openhands.server.cluster_forwarding``); each node publishes its own
+  ``OPENHANDS_NODE_URL``.
+
+Known limit: the concurrency limit counts the whole cluster.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ import asyncio
 import contextlib
 import functools
 import logging
+import os
 import time
 from typing import Any
 
@@ -60,6 +64,7 @@ from openhands.storage.files import FileStore
 
 logger = logging.getLogger(__name__)
 
+NODE_URLS_KEY = "openhands:node-urls"  # hash: node id → the base URL other nodes reach it at
 TICK_SECONDS = 1.0  # lease renewal and the watch of other nodes' conversations
 CLAIM_GRACE_SECONDS = 120.0  # a lease taken for a start that has not created its loop yet
 CLOSE_REQUEST_SECONDS = 150.0  # a remote stop waits for a start in flight (up to 90 s)
@@ -108,6 +113,8 @@ class ClusteredConversationManager(StandaloneConversationManager):
         self._takeover_locks: dict[str, asyncio.Lock] = {}
         self._takeovers: dict[str, asyncio.Task[None]] = {}
         self._tick_task: asyncio.Task[None] | None = None
+        # Where the other nodes send this node's conversation routes (``owner_url``).
+        self.node_url = (os.environ.get("OPENHANDS_NODE_URL") or "").rstrip("/") or None
         manager.observe_emits(self._on_emit)
 
     @classmethod
@@ -136,6 +143,8 @@ class ClusteredConversationManager(StandaloneConversationManager):
     async def __aenter__(self) -> ClusteredConversationManager:
         await self.bus.start(self._handle_request)
         self._leases = ConversationLeases(self.bus.redis, self.node_id)
+        if self.node_url is not None:
+            await self.bus.redis.hset(NODE_URLS_KEY, self.node_id, self.node_url)  # type: ignore[misc]
         await super().__aenter__()
         self._tick_task = asyncio.create_task(self._tick_forever(), name="cluster-tick")
         logger.info("Cluster node %s started", self.node_id)
@@ -155,6 +164,9 @@ class ClusteredConversationManager(StandaloneConversationManager):
                 with contextlib.suppress(Exception):
                     await self.leases.release(sid)
             self._owned.clear()
+            if self.node_url is not None:
+                with contextlib.suppress(Exception):
+                    await self.bus.redis.hdel(NODE_URLS_KEY, self.node_id)  # type: ignore[misc]
             await self.bus.close()
 
     # --- ownership -----------------------------------------------------------------------
@@ -231,6 +243,20 @@ class ClusteredConversationManager(StandaloneConversationManager):
             if sid not in local and (user_id is None or lease.user_id == user_id)
         ]
         return infos
+
+    async def owner_url(self, sid: str) -> str | None:
+        """The base URL of the other, living node that runs ``sid``'s loop, or None when it
+        runs here, nowhere, or on a node that published no URL (``OPENHANDS_NODE_URL``).
+        The conversation's routes (files, git, VS Code, …) are served by that node."""
+        if self._session(sid) is not None:
+            return None
+        lease = (await self._live_leases({sid})).get(sid)
+        if lease is None:
+            return None
+        url = await self.bus.redis.hget(NODE_URLS_KEY, lease.node)  # type: ignore[misc]
+        if not url:
+            return None
+        return url.decode() if isinstance(url, bytes) else str(url)
 
     async def attach_to_conversation(
         self, sid: str, user_id: str | None = None

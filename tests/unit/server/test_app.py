@@ -95,9 +95,10 @@ async def test_listen_module_wraps_fastapi_in_socketio() -> None:
     names = [m.cls.__name__ for m in listen.base_app.user_middleware]
     # Outermost first.
     assert names[:3] == ["RateLimitMiddleware", "ActivityMiddleware", "CacheControlMiddleware"]
-    assert names[-4:] == [
+    assert names[-5:] == [
         "LocalhostCORSMiddleware",
         "BodySizeLimitMiddleware",
+        "ConversationForwardingMiddleware",
         "AttachConversationMiddleware",
         "GitHubTokenMiddleware",
     ]
