@@ -27,6 +27,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Coroutine, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -291,13 +292,14 @@ timeout = 60
 """
 
 
-@pytest.fixture(scope="session")
-def e2e_server(
-    frontend_build: Path, scripted_llm: ScriptedLLMServer, tmp_path_factory: pytest.TempPathFactory
+@contextmanager
+def running_server(
+    home: Path, frontend_build: Path, llm_base_url: str, sandbox_toml: str = ""
 ) -> Iterator[E2EServer]:
-    home = tmp_path_factory.mktemp("e2e-server")
+    """A server process in ``home`` (its config.toml, server.log and file store);
+    ``sandbox_toml``: extra lines for the ``[sandbox]`` table."""
     store = home / "store"
-    (home / "config.toml").write_text(_config_toml(store))
+    (home / "config.toml").write_text(_config_toml(store) + sandbox_toml)
     port = _free_port()
     env = {
         **os.environ,
@@ -321,7 +323,7 @@ def e2e_server(
     )
     url = f"http://127.0.0.1:{port}"
     api = httpx.Client(base_url=url, timeout=60)
-    server = E2EServer(url, home, store, scripted_llm.base_url, process, api)
+    server = E2EServer(url, home, store, llm_base_url, process, api)
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -345,6 +347,17 @@ def e2e_server(
             process.kill()
             process.wait()
         log.close()
+
+
+@pytest.fixture(scope="session")
+def e2e_server(
+    frontend_build: Path, scripted_llm: ScriptedLLMServer, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[E2EServer]:
+    home = tmp_path_factory.mktemp("e2e-server")
+    try:
+        with running_server(home, frontend_build, scripted_llm.base_url) as server:
+            yield server
+    finally:
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(home / "server.log", ARTIFACTS / "server.log")
 

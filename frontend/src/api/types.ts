@@ -672,6 +672,10 @@ export interface UploadFilesResponse {
   uploaded_files: string[];
   skipped_files: { name: string; reason: string }[];
 }
+export interface VSCodeUrlResponse {
+  vscode_url: string | null;
+  error?: string;
+}
 export interface WebHostsResponse {
   hosts: Record<string, number> | null;
   error?: string;

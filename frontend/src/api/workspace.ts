@@ -8,6 +8,7 @@ import type {
   SelectFileResponse,
   UploadFilesResponse,
   WebHost,
+  VSCodeUrlResponse,
   WebHostsResponse,
 } from "./types";
 
@@ -81,5 +82,11 @@ export class WorkspaceApi {
       { headers: this.headers, signal: options.signal },
     );
     return Object.entries(body.hosts ?? {}).map(([url, port]) => ({ url, port }));
+  }
+
+  /** The sandbox's VS Code URL (with its token), or null when VS Code is not enabled. */
+  async vscodeUrl(): Promise<string | null> {
+    const body = await request<VSCodeUrlResponse>(`${this.base}/vscode-url`, { headers: this.headers });
+    return body.vscode_url;
   }
 }

@@ -59,6 +59,11 @@ class SandboxConfig(BaseModel):
     selected_repo: str | None = Field(default=None, description="owner/repo to clone.")
     trusted_dirs: list[str] = Field(default_factory=list)
     vscode_port: int | None = Field(default=None)
+    enable_vscode: bool = Field(
+        default=False,
+        description="Build the sandbox image with code-server (from the npm registry) and "
+        "start VS Code in UI sessions; off keeps the default image small.",
+    )
     volumes: str | None = Field(default=None, description="host:container[:mode], comma-separated.")
     cuda_visible_devices: str | None = Field(default=None)
 

@@ -20,6 +20,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from openhands.core.logger import openhands_logger as logger
 from openhands.events.serialization import action_from_dict, event_to_dict
+from openhands.runtime.plugins.vscode.plugin import VSCodePlugin
 from openhands.runtime.server.executor import ActionExecutor
 from openhands.runtime.server.file_transfer import (
     TransferError,
@@ -127,7 +128,8 @@ def create_app(executor: ActionExecutor) -> FastAPI:
 
     @app.get("/vscode/connection_token")
     async def vscode_token() -> dict[str, str | None]:
-        return {"token": None}
+        vscode = executor.plugins.get(VSCodePlugin.name)
+        return {"token": vscode.token if isinstance(vscode, VSCodePlugin) else None}
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(_request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -9,11 +9,12 @@ from openhands.runtime.plugins.agent_skills.plugin import KERNEL_IMPORT, AgentSk
 from openhands.runtime.plugins.base import Plugin
 from openhands.runtime.plugins.jupyter.kernel import IPythonKernel
 from openhands.runtime.plugins.jupyter.plugin import JupyterPlugin
+from openhands.runtime.plugins.vscode.plugin import VSCodePlugin
 
-# vscode is answered by the token endpoint: OpenVSCode Server cannot be installed here (§15).
 _FACTORIES: dict[str, type[Plugin]] = {
     JupyterPlugin.name: JupyterPlugin,
     AgentSkillsPlugin.name: AgentSkillsPlugin,
+    VSCodePlugin.name: VSCodePlugin,
 }
 
 

@@ -7,7 +7,7 @@ come from wheels fetched on the host with the host's own pip configuration.
 Command line (what `make` and CI call)::
 
     python -m openhands.runtime.utils.runtime_build [--base-image IMG] [--force-rebuild]
-        [--no-enable-browser] [--build-folder DIR --dry-run]
+        [--no-enable-browser] [--enable-vscode] [--build-folder DIR --dry-run]
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ from openhands.runtime.utils.runtime_hash import (
     iter_source_files,
     truncate_hash,
 )
+from openhands.runtime.utils.vscode_image import ensure_vscode_lock_image
 
 REQUIREMENTS_LOCK = RUNTIME_CONTAINER_DIR / "requirements.lock"
 DOCKERFILE_TEMPLATE = RUNTIME_CONTAINER_DIR / "Dockerfile.j2"
@@ -67,10 +68,28 @@ def build_runtime_image(
     enable_browser: bool = True,
     progress: ProgressCallback | None = None,
     source_root: Path = PROJECT_ROOT,
+    enable_vscode: bool = False,
 ) -> str:
     """Return ``<repo>:<source_tag>``, building it only when it does not exist locally.
 
-    ``source_root`` is the tree whose server sources go into the image (the repository)."""
+    ``source_root`` is the tree whose server sources go into the image (the repository).
+    ``enable_vscode`` gives the VS Code variant instead (see ``vscode_image``)."""
+    if enable_vscode and not dry_run:
+        default_image = build_runtime_image(
+            base_image,
+            runtime_builder,
+            platform=platform,
+            extra_deps=extra_deps,
+            build_folder=build_folder,
+            force_rebuild=force_rebuild,
+            extra_build_args=extra_build_args,
+            enable_browser=enable_browser,
+            progress=progress,
+            source_root=source_root,
+        )
+        return _build_vscode_variant(
+            default_image, runtime_builder, extra_deps, source_root, progress
+        )
     base_image = _ensure_base(base_image, runtime_builder, progress)
     base_id = runtime_builder.image_id(base_image)
     repo = get_runtime_image_repo()
@@ -122,6 +141,40 @@ def build_runtime_image(
             progress=progress,
         )
     return source_image
+
+
+def _build_vscode_variant(
+    default_image: str,
+    builder: RuntimeBuilder,
+    extra_deps: str | None,
+    source_root: Path,
+    progress: ProgressCallback | None,
+) -> str:
+    """``<repo>:<lock_tag>_vscode<hash>_<source_hash>``: the VS Code layer sits under the
+    source layer, so a source change rebuilds in seconds here too."""
+    repo, default_tag = default_image.rsplit(":", 1)
+    lock_tag, source_hash = default_tag.rsplit("_", 1)
+    lock_image = f"{repo}:{lock_tag}"
+    # The lock image is the cheaper base; the default image serves if it was removed.
+    vscode_base = lock_image if builder.image_exists(lock_image) else default_image
+    with _build_dir(None) as folder:
+        vscode_lock = ensure_vscode_lock_image(vscode_base, builder, folder, progress)
+    image = f"{vscode_lock}_{source_hash}"
+    if builder.image_exists(image):
+        logger.info("Reusing runtime image %s", image)
+        return image
+    with _build_dir(None) as folder:
+        prep_build_folder(folder, vscode_lock, BuildFromImageType.LOCK, extra_deps, source_root)
+        builder.build(
+            path=folder,
+            tags=[image],
+            build_args={
+                "OPENHANDS_RUNTIME_VERSION": OH_VERSION,
+                "OPENHANDS_RUNTIME_BUILD_TIME": datetime.now(UTC).isoformat(),
+            },
+            progress=progress,
+        )
+    return image
 
 
 def _ensure_base(
@@ -270,6 +323,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dry-run", action="store_true", help="only prepare --build-folder")
     parser.add_argument("--force-rebuild", action="store_true")
     parser.add_argument("--no-enable-browser", dest="enable_browser", action="store_false")
+    parser.add_argument("--enable-vscode", action="store_true", help="the VS Code variant")
     parser.add_argument("--platform", default=None)
     args = parser.parse_args(argv)
 
@@ -285,6 +339,7 @@ def main(argv: list[str] | None = None) -> int:
             dry_run=args.dry_run,
             force_rebuild=args.force_rebuild,
             enable_browser=args.enable_browser,
+            enable_vscode=args.enable_vscode,
             progress=lambda line: print(line, file=sys.stderr, flush=True),
         )
     except (AgentRuntimeBuildError, AgentRuntimeImageNotFoundError) as exc:

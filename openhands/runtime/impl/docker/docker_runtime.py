@@ -212,7 +212,7 @@ class DockerRuntime(ActionExecutionClient):
 
     @property
     def _vscode_enabled(self) -> bool:
-        return any(
+        return self.config.sandbox.enable_vscode and any(
             (p.name if isinstance(p, PluginRequirement) else p) == "vscode" for p in self.plugins
         )
 
@@ -280,6 +280,7 @@ class DockerRuntime(ActionExecutionClient):
             force_rebuild=self.config.sandbox.force_rebuild_runtime,
             extra_build_args=self.config.sandbox.runtime_extra_build_args,
             enable_browser=self.config.enable_browser,
+            enable_vscode=self._vscode_enabled,
             progress=progress,
         )
         if built:

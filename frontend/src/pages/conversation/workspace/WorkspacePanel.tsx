@@ -1,4 +1,4 @@
-/** Tabs beside the chat: terminal, files, git changes, browser, served apps. */
+/** Tabs beside the chat: terminal, files, git changes, browser, served apps, VS Code. */
 import { lazy, Suspense, useState, type KeyboardEvent } from "react";
 import type { UserAction } from "../../../api/types";
 import type { WorkspaceApi } from "../../../api/workspace";
@@ -8,6 +8,7 @@ import { AppsTab } from "./AppsTab";
 import { BrowserTab } from "./BrowserTab";
 import { ChangesTab } from "./ChangesTab";
 import { FilesTab } from "./FilesTab";
+import { VSCodeTab } from "./VSCodeTab";
 
 const TerminalTab = lazy(() => import("./TerminalTab"));
 
@@ -17,6 +18,7 @@ const TABS = [
   { id: "changes", label: "Changes" },
   { id: "browser", label: "Browser" },
   { id: "apps", label: "Apps" },
+  { id: "vscode", label: "VS Code" },
 ] as const;
 type TabId = (typeof TABS)[number]["id"];
 
@@ -73,6 +75,8 @@ export function WorkspacePanel({ workspace, state, onSend }: Props) {
         ) : (
           <NotReady />
         );
+      case "vscode":
+        return ready && workspace ? <VSCodeTab workspace={workspace} /> : <NotReady />;
     }
   }
 
