@@ -15,7 +15,7 @@ FRONTEND_SOURCES := $(shell find frontend/src frontend/index.html frontend/vite.
 	frontend/tsconfig.json frontend/package.json -type f 2>/dev/null)
 
 .PHONY: build deps frontend sandbox-image docker-engine browser run test test-python \
-	test-frontend lint bench clean services cluster cluster-down
+	test-frontend lint bench bench-compare clean services cluster cluster-down
 
 build: deps frontend sandbox-image-if-engine
 
@@ -98,6 +98,10 @@ cluster-down:
 
 bench: build
 	@for f in bench/*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
+
+# Ours against the published openhands-ai 0.59.0 (installed into .bench/, never copied).
+bench-compare: deps
+	$(PY) bench/compare/run.py
 
 clean:
 	rm -rf $(VENV) frontend/build frontend/node_modules
