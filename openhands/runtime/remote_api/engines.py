@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import io
 import socket
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -73,10 +74,34 @@ class ImageDetails:
 
 @dataclass
 class Engine:
+    """One engine of the pool. Its clients connect on first use (in a worker thread), so an
+    engine that is down when the service starts does not stop the service."""
+
     name: str
-    client: docker.DockerClient
-    bulk: docker.DockerClient  # the same engine, with the long timeout
+    _client: docker.DockerClient | None = field(default=None, repr=False)
+    _bulk: docker.DockerClient | None = field(default=None, repr=False)
     _ncpu: float | None = field(default=None, repr=False)
+    _connecting: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @property
+    def client(self) -> docker.DockerClient:
+        with self._connecting:
+            if self._client is None:
+                self._client = _docker_client(self.name, API_TIMEOUT_SECONDS)
+            return self._client
+
+    @property
+    def bulk(self) -> docker.DockerClient:
+        """The same engine, with the long timeout."""
+        with self._connecting:
+            if self._bulk is None:
+                self._bulk = _docker_client(self.name, BULK_TIMEOUT_SECONDS)
+            return self._bulk
+
+    def close(self) -> None:
+        for client in (self._client, self._bulk):
+            if client is not None:
+                client.close()
 
 
 def _docker_client(url: str, timeout: int) -> docker.DockerClient:
@@ -94,13 +119,7 @@ class EnginePool:
     def __init__(self, urls: Sequence[str]) -> None:
         if not urls:
             raise ValueError("the engine pool needs at least one DOCKER_HOST URL")
-        self.engines: dict[str, Engine] = {}
-        for url in urls:
-            self.engines[url] = Engine(
-                url,
-                _docker_client(url, API_TIMEOUT_SECONDS),
-                _docker_client(url, BULK_TIMEOUT_SECONDS),
-            )
+        self.engines: dict[str, Engine] = {url: Engine(url) for url in urls}
         self._image_locks: dict[tuple[str, str], asyncio.Lock] = {}
 
     @property
@@ -109,8 +128,16 @@ class EnginePool:
 
     def close(self) -> None:
         for engine in self.engines.values():
-            engine.client.close()
-            engine.bulk.close()
+            engine.close()
+
+    async def answers(self, engine: str) -> bool:
+        """Whether ``engine`` answers a ping now."""
+        try:
+            await self._call(engine, lambda e: e.client.ping())
+        except EngineError as exc:
+            logger.warning("Docker engine %s does not answer: %s", engine, exc)
+            return False
+        return True
 
     async def _call(self, engine: str, work: Callable[[Engine], T]) -> T:
         try:

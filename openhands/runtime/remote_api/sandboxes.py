@@ -133,12 +133,17 @@ class SandboxService:
         return record
 
     async def _least_loaded(self) -> str:
+        """The engine with the fewest live sandboxes among those that answer now: a dead
+        engine holds no live sandboxes, so it would always look the least loaded."""
         load = Counter(
             record.engine
             for record in await self._store.live()
             if record.engine in self._pool.engines
         )
-        return min(self._pool.names, key=lambda name: (load[name], name))
+        for name in sorted(self._pool.names, key=lambda name: (load[name], name)):
+            if await self._pool.answers(name):
+                return name
+        raise EngineError("No Docker engine of the pool answers")
 
     def _spec(self, record: SandboxRecord, request: StartRequest) -> ContainerSpec:
         assert record.session_api_key is not None
