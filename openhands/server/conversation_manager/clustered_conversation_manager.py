@@ -54,7 +54,6 @@ from openhands.server.conversation_manager.standalone_conversation_manager impor
 )
 from openhands.server.monitoring import MonitoringListener
 from openhands.server.redis_socket_manager import RedisSocketManager
-from openhands.server.server_config import ServerConfig
 from openhands.server.session.conversation_init_data import ConversationInitData
 from openhands.server.session.delivery import OH_EVENT, room_name
 from openhands.server.session.server_conversation import ServerConversation
@@ -116,23 +115,6 @@ class ClusteredConversationManager(StandaloneConversationManager):
         # Where the other nodes send this node's conversation routes (``owner_url``).
         self.node_url = (os.environ.get("OPENHANDS_NODE_URL") or "").rstrip("/") or None
         manager.observe_emits(self._on_emit)
-
-    @classmethod
-    def get_instance(
-        cls,
-        sio: socketio.AsyncServer,
-        config: OpenHandsConfig,
-        file_store: FileStore,
-        server_config: ServerConfig,
-        monitoring_listener: MonitoringListener,
-    ) -> ClusteredConversationManager:
-        return cls(
-            sio,
-            config,
-            file_store,
-            cleanup_interval=server_config.cleanup_interval_seconds,
-            monitoring_listener=monitoring_listener,
-        )
 
     @property
     def leases(self) -> ConversationLeases:
