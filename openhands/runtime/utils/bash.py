@@ -92,6 +92,59 @@ def shell_command_for(username: str | None) -> str:
     return f"su {target} -" if target else "/bin/bash --noprofile --norc"
 
 
+# The prompt function's own names; `__openhands_` keeps them out of the agent's way.
+_PROMPT_FUNCTION = "__openhands_prompt"
+# PS1 expansions that fork: `$(pwd)` a subshell, `$(which python)` a subshell and a shell
+# script (~0.6 ms and ~2.6 ms here, on every command). The prompt function computes the same
+# values with builtins, so the metadata block is unchanged.
+_FORKING_EXPANSIONS = {
+    "$?": "${__oh_status}",
+    "$(pwd)": "${PWD}",
+    r'$(which python 2>/dev/null || echo \\"\\")': "${__oh_python}",
+}
+
+
+def prompt_setup_command() -> str:
+    """The line typed into a new shell: a function that sets PS1 to the metadata block of
+    ``CmdOutputMetadata.to_ps1_prompt()`` (runtime.md §4.2) without forking, run as
+    PROMPT_COMMAND; and an empty PS2.
+
+    ``py_interpreter_path`` is found as Debian's ``which`` finds it: the first PATH entry
+    (an empty one meaning ``.``) holding a regular executable file ``python``. Where the
+    template's ``echo`` fallback would run (no python, or no ``which`` on PATH) it prints a
+    lone backslash, so that is the value then too. The exit code
+    is taken as the function starts, before anything in it changes ``$?``; the function
+    returns it again. Only POSIX-era bash features are used (macOS ships bash 3.2).
+    """
+    ps1 = CmdOutputMetadata.to_ps1_prompt()
+    for expansion, replacement in _FORKING_EXPANSIONS.items():
+        if expansion not in ps1:
+            raise AssertionError(f"the PS1 template no longer contains {expansion}")
+        ps1 = ps1.replace(expansion, replacement)
+    body = (
+        "local __oh_status=$? __oh_python='\\\\' __oh_found= __oh_which= __oh_dir "
+        "__oh_path=$PATH __oh_glob=1 IFS=:; "
+        "case $- in *f*) __oh_glob=0 ;; esac; set -f; "
+        "case $__oh_path in *[!:]:) __oh_path=$__oh_path: ;; esac; "
+        "for __oh_dir in $__oh_path; do "
+        '[ -z "$__oh_dir" ] && __oh_dir=.; '
+        '[ -z "$__oh_found" ] && [ -f "$__oh_dir/python" ] && [ -x "$__oh_dir/python" ] '
+        "&& __oh_found=$__oh_dir/python; "
+        '[ -z "$__oh_which" ] && [ -f "$__oh_dir/which" ] && [ -x "$__oh_dir/which" ] '
+        "&& __oh_which=1; "
+        '[ -n "$__oh_found" ] && [ -n "$__oh_which" ] && break; '
+        "done; "
+        '[ -n "$__oh_found" ] && [ -n "$__oh_which" ] && __oh_python=$__oh_found; '
+        "[ $__oh_glob = 1 ] && set +f; "
+        f'export PS1="{ps1}"; '
+        "return $__oh_status"
+    )
+    return (
+        f"{_PROMPT_FUNCTION}() {{ {body}; }}; "
+        f'export PROMPT_COMMAND={_PROMPT_FUNCTION}; export PS2=""'
+    )
+
+
 def no_change_timeout_from_env() -> int:
     try:
         return int(os.environ.get("NO_CHANGE_TIMEOUT_SECONDS", DEFAULT_NO_CHANGE_TIMEOUT))
@@ -144,9 +197,8 @@ class BashSession:
         assert pane is not None
         self.pane = pane
         self._start_control_client()
-        ps1 = CmdOutputMetadata.to_ps1_prompt()
         seen = self._marks_seen()
-        self._send_command(f'export PROMPT_COMMAND=\'export PS1="{ps1}"\'; export PS2=""', False)
+        self._send_command(prompt_setup_command(), False)
         self._wait_for_prompt(seen)
         self._clear_screen()
         self._initialized = True
