@@ -8,7 +8,15 @@ models of the OpenHands LLM proxy.
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import logging
+import os
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -34,17 +42,106 @@ OPENHANDS_MODELS: tuple[str, ...] = (
 _OLLAMA_TIMEOUT_SECONDS = 3.0
 
 
-def litellm_models() -> set[str]:
-    """LiteLLM's known models, as ``provider/model`` where LiteLLM names the provider."""
-    import litellm
+_COST_MAP_FILE = "model_prices_and_context_window_backup.json"
 
-    models: set[str] = set(litellm.model_list)
+
+@dataclass(frozen=True)
+class LiteLLMModels:
+    """What LiteLLM knows of models: ``provider_ids`` are its price map's entries as
+    ``provider/model`` (the form the web settings offer), ``listed`` its ``model_list``
+    as it is (bare names among them)."""
+
+    provider_ids: frozenset[str]
+    listed: frozenset[str]
+
+
+def _model_cache_file() -> tuple[Path, str] | None:
+    """Where the model table of the installed LiteLLM is cached, and the key it must carry.
+
+    Importing LiteLLM takes seconds; the table depends only on the LiteLLM installation
+    (with ``LITELLM_LOCAL_MODEL_COST_MAP`` on, its price map is the file it ships). So the
+    table is kept in the user's cache directory under a key made of that file's identity,
+    found without importing the package: a server's first ``/models`` after a restart then
+    needs no LiteLLM. None when the map may come from the network.
+    """
+    if os.environ.get("LITELLM_LOCAL_MODEL_COST_MAP", "").lower() != "true":
+        return None
+    try:
+        spec = importlib.util.find_spec("litellm")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or spec.origin is None:
+        return None
+    cost_map = Path(spec.origin).parent / _COST_MAP_FILE
+    try:
+        info = cost_map.stat()
+    except OSError:
+        return None
+    key = f"{cost_map}:{info.st_size}:{info.st_mtime_ns}:{info.st_ino}"
+    cache_home = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache_home) / "openhands" / "litellm-models.json", key
+
+
+def _read_model_cache(path: Path, key: str) -> LiteLLMModels | None:
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("key") != key:
+        return None
+    provider_ids, listed = data.get("provider_ids"), data.get("listed")
+    if not isinstance(provider_ids, list) or not isinstance(listed, list):
+        return None
+    return LiteLLMModels(frozenset(map(str, provider_ids)), frozenset(map(str, listed)))
+
+
+def _write_model_cache(path: Path, key: str, table: LiteLLMModels) -> None:
+    data = {"key": key, "provider_ids": sorted(table.provider_ids), "listed": sorted(table.listed)}
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(
+            "w", dir=path.parent, prefix=".litellm-models-", delete=False
+        ) as handle:
+            json.dump(data, handle)
+        try:
+            os.replace(handle.name, path)
+        except OSError:
+            os.unlink(handle.name)
+            raise
+    except OSError as error:  # a read-only home only costs the next start the import
+        logger.debug("Could not cache the LiteLLM model list in %s: %s", path, error)
+
+
+def _import_litellm() -> ModuleType:
+    return importlib.import_module("litellm")
+
+
+def litellm_model_table(load: Callable[[], ModuleType] = _import_litellm) -> LiteLLMModels:
+    """LiteLLM's model table, from the cache of :func:`_model_cache_file` when it matches
+    the installation, else from the module ``load`` returns (then cached)."""
+    cache = _model_cache_file()
+    if cache is not None:
+        cached = _read_model_cache(*cache)
+        if cached is not None:
+            return cached
+    litellm = load()
+    provider_ids: set[str] = set()
     for name, info in litellm.model_cost.items():
         if name == "sample_spec":
             continue
         provider = info.get("litellm_provider") if isinstance(info, dict) else None
-        models.add(name if "/" in name or not provider else f"{provider}/{name}")
-    return models
+        provider_ids.add(name if "/" in name or not provider else f"{provider}/{name}")
+    table = LiteLLMModels(frozenset(provider_ids), frozenset(litellm.model_list))
+    if cache is not None:
+        _write_model_cache(cache[0], cache[1], table)
+    return table
+
+
+def litellm_models() -> set[str]:
+    """LiteLLM's known models: its price map's as ``provider/model`` where LiteLLM names
+    the provider, and its ``model_list``."""
+    table = litellm_model_table()
+    return set(table.provider_ids | table.listed)
 
 
 def ollama_models(base_url: str) -> list[str]:

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Depends
 
 from openhands.server.dependencies import Services, check_session_api_key
 from openhands.server.models.options import WebConfig
-from openhands.utils.llm import OPENHANDS_MODELS
+from openhands.utils.llm import OPENHANDS_MODELS, litellm_model_table
 
 public_api_router = APIRouter(
     prefix="/api/options", tags=["options"], dependencies=[Depends(check_session_api_key)]
@@ -29,21 +29,12 @@ DEFAULT_AGENTS = (
 def litellm_models() -> tuple[str, ...]:
     """LiteLLM's known models as `provider/model` ids (the price table is local).
 
-    The server's warm-up fills this cache in the background after start-up; a request that
+    Read from the model cache when this LiteLLM installation was seen before; otherwise
+    the server's warm-up fills this in the background after start-up, and a request that
     comes first waits for the warm-up's LiteLLM import rather than importing it again."""
     from openhands.llm.preload import load_litellm
 
-    litellm = load_litellm()
-    models: set[str] = set()
-    for name, info in litellm.model_cost.items():
-        if name == "sample_spec":
-            continue
-        provider = info.get("litellm_provider") if isinstance(info, dict) else None
-        if "/" in name or not provider:
-            models.add(name)
-        else:
-            models.add(f"{provider}/{name}")
-    return tuple(models)
+    return tuple(litellm_model_table(load_litellm).provider_ids)
 
 
 # The first call of each imports LiteLLM (many seconds on a small machine): they run in a
