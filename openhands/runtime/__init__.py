@@ -7,30 +7,22 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from openhands.runtime.base import Runtime
 
-# name in config → "module:Class"; imported on demand so `docker` is only needed when used.
+# name in config → "module:Class"; imported on demand, so `docker` (or `kubernetes`) is
+# imported only when that runtime is used.
 _RUNTIMES = {
     "cli": "openhands.runtime.impl.cli.cli_runtime:CLIRuntime",
     "docker": "openhands.runtime.impl.docker.docker_runtime:DockerRuntime",
     "eventstream": "openhands.runtime.impl.docker.docker_runtime:DockerRuntime",
+    "kubernetes": "openhands.runtime.impl.kubernetes.kubernetes_runtime:KubernetesRuntime",
     "local": "openhands.runtime.impl.local.local_runtime:LocalRuntime",
     "remote": "openhands.runtime.impl.remote.remote_runtime:RemoteRuntime",
 }
-
-# Not built: no Kubernetes API server runs where this project is tested, and a runtime
-# ships only with a test against the real thing. The plan is in docs/scaling.md.
-_NO_KUBERNETES = (
-    "The kubernetes runtime is not available in this build (it could not be tested "
-    'against a real Kubernetes API server); see docs/scaling.md. Use runtime = "remote" '
-    "with a runtime API service to run sandboxes on other machines."
-)
 
 
 def get_runtime_cls(name: str) -> type[Runtime]:
     """The Runtime class for a ``runtime`` config value (or a ``module.Class`` path)."""
     import importlib
 
-    if name.lower() == "kubernetes":
-        raise ValueError(_NO_KUBERNETES)
     target = _RUNTIMES.get(name.lower())
     if target is None:
         if "." not in name:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from collections.abc import Mapping
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 
 class KubernetesConfig(BaseModel):
+    """The ``[kubernetes]`` section (remote-runtime.md §11.2); unknown keys are refused."""
+
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
     namespace: str = Field(default="default", description="Namespace of the runtime pods.")
@@ -23,5 +27,17 @@ class KubernetesConfig(BaseModel):
     )
     node_selector_key: str | None = Field(default=None, description="Node selector label.")
     node_selector_val: str | None = Field(default=None, description="Node selector value.")
-    tolerations_yaml: str | None = Field(default=None, description="Pod tolerations, as YAML.")
+    tolerations_yaml: str | None = Field(
+        default=None,
+        description="Pod tolerations: a YAML list of toleration objects (anything else is "
+        "logged and ignored when the pod is made).",
+    )
     privileged: bool = Field(default=False, description="Run the runtime pod privileged.")
+
+    @classmethod
+    def from_toml_section(cls, data: Mapping[str, object]) -> dict[str, KubernetesConfig]:
+        """``{"kubernetes": <the section>}``; a bad section raises ``ValueError``."""
+        try:
+            return {"kubernetes": cls.model_validate(dict(data))}
+        except ValidationError as exc:
+            raise ValueError(f"Invalid kubernetes configuration: {exc}") from exc

@@ -1,4 +1,4 @@
-"""`get_runtime_cls`: the registry names of python-api.md and the refusal of `kubernetes`."""
+"""`get_runtime_cls`: the registry names of python-api.md."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import pytest
 
 from openhands.runtime import get_runtime_cls
 from openhands.runtime.impl.docker.docker_runtime import DockerRuntime
+from openhands.runtime.impl.kubernetes.kubernetes_runtime import KubernetesRuntime
 from openhands.runtime.impl.local.local_runtime import LocalRuntime
 from openhands.runtime.impl.remote.remote_runtime import RemoteRuntime
 
@@ -15,6 +16,7 @@ from openhands.runtime.impl.remote.remote_runtime import RemoteRuntime
     [
         ("docker", DockerRuntime),
         ("eventstream", DockerRuntime),
+        ("kubernetes", KubernetesRuntime),
         ("local", LocalRuntime),
         ("remote", RemoteRuntime),
         ("Remote", RemoteRuntime),
@@ -25,15 +27,8 @@ def test_registry_names(name: str, cls: type) -> None:
     assert get_runtime_cls(name) is cls
 
 
-def test_kubernetes_is_refused_with_the_way_out() -> None:
-    with pytest.raises(ValueError) as refused:
-        get_runtime_cls("kubernetes")
-    assert "docs/scaling.md" in str(refused.value)
-    assert 'runtime = "remote"' in str(refused.value)
-
-
 def test_unknown_name_lists_the_known_ones() -> None:
     with pytest.raises(
-        ValueError, match="known runtimes are: cli, docker, eventstream, local, remote"
+        ValueError, match="known runtimes are: cli, docker, eventstream, kubernetes, local, remote"
     ):
         get_runtime_cls("nonesuch")
