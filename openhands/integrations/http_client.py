@@ -26,19 +26,41 @@ def api_base_url(
     default_url: str,
     default_domains: tuple[str, ...],
     api_path: str,
+    api_url: str | None = None,
 ) -> str:
     """The REST root a service talks to.
 
     A custom ``base_domain`` (a self-hosted provider) gives ``https://<domain><api_path>``;
     a domain written with a scheme (``http://127.0.0.1:8000``) keeps it, which is also how
-    tests aim a service at a stand-in server. Otherwise the environment variable
-    ``env_var`` wins over the public API's ``default_url``.
+    tests aim a service at a stand-in server. Otherwise the public API's root: ``api_url``
+    when the caller gives one (the web server's configured root), else the environment
+    variable ``env_var``, else ``default_url``.
     """
     domain = (base_domain or "").strip().rstrip("/")
     if domain and domain not in default_domains:
         root = domain if domain.startswith(("http://", "https://")) else f"https://{domain}"
         return f"{root}{api_path}"
-    return (os.environ.get(env_var) or default_url).rstrip("/")
+    return (api_url or os.environ.get(env_var) or default_url).rstrip("/")
+
+
+def error_reason(body: object, text: str) -> str:
+    """The provider's own words from an error answer (``body`` decoded JSON or None): its
+    ``message``/``error``/``errors`` (GitHub adds details under ``errors``, Bitbucket
+    nests ``{"error": {"message": …}}``), else the start of the raw ``text``."""
+    if isinstance(body, dict):
+        for key in ("message", "error", "errors"):
+            value = body.get(key)
+            if not value:
+                continue
+            if isinstance(value, dict):
+                value = value.get("message", value)
+            reason = str(value)
+            if key == "message" and body.get("errors"):
+                reason += f" {body['errors']}"
+            return reason[:500]
+    if body is not None:
+        return str(body)[:500]
+    return text[:500] or "no details"
 
 
 class HTTPClient:
@@ -60,7 +82,9 @@ class HTTPClient:
         """The decoded body (JSON, else text) and the response headers (lower-case names).
 
         401 → ``AuthenticationError``, 404 → ``ResourceNotFoundError``, 429 →
-        ``RateLimitError``, any other failure → ``UnknownException``.
+        ``RateLimitError``, any other failure (other statuses, no answer, a URL or header
+        that cannot be sent) → ``UnknownException``. The messages name the status and the
+        provider's reason: ``GitHub refused the request (422): Validation Failed``.
         """
         import httpx  # not needed until a provider is called
 
@@ -73,15 +97,15 @@ class HTTPClient:
                     response = await client.get(url, params=params, headers=headers)
         except httpx.HTTPError as error:
             raise UnknownException(f"Could not reach {self.provider_name}: {error}") from error
+        except (httpx.InvalidURL, UnicodeError) as error:
+            # A host that makes no URL, or a header value HTTP cannot carry. The error's
+            # text is not repeated: it may quote the token.
+            raise UnknownException(
+                f"Could not send a request to {self.provider_name}: {type(error).__name__}"
+            ) from error
         status = response.status_code
-        if status == 401:
-            raise AuthenticationError(f"Invalid {self.provider_name} token")
-        if status == 404:
-            raise ResourceNotFoundError(f"{self.provider_name} has no {url}")
-        if status == 429:
-            raise RateLimitError(f"{self.provider_name} API rate limit exceeded")
         if status >= 400:
-            raise UnknownException(f"{self.provider_name} answered {status} for {url}")
+            raise _status_error(self.provider_name, status, _reason(response))
         response_headers = {key.lower(): value for key, value in response.headers.items()}
         if "json" in response_headers.get("content-type", ""):
             try:
@@ -92,3 +116,26 @@ class HTTPClient:
 
     def _token_value(self) -> str:
         return self.token.get_secret_value() if self.token else ""
+
+
+def _reason(response: Any) -> str:
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    return error_reason(body, str(response.text))
+
+
+def _status_error(
+    provider: str, status: int, reason: str
+) -> AuthenticationError | ResourceNotFoundError | RateLimitError | UnknownException:
+    if status >= 500:
+        return UnknownException(f"{provider} failed to answer ({status}): {reason}")
+    message = f"{provider} refused the request ({status}): {reason}"
+    if status == 401:
+        return AuthenticationError(message)
+    if status == 404:
+        return ResourceNotFoundError(message)
+    if status == 429:
+        return RateLimitError(message)
+    return UnknownException(message)

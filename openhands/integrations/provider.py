@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Protocol, overload
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, WithJsonSchema
 
@@ -153,6 +153,11 @@ class ProviderHandler:
         self.external_token_manager = external_token_manager
         self.session_api_key = session_api_key
         self.sid = sid
+        # Per provider, the public API root its service uses instead of the `*_API_URL`
+        # environment variable or the public default (the services' `api_url`; a token's
+        # self-hosted `host` still wins). Empty unless the caller configures its own roots:
+        # see `with_api_urls`.
+        self.api_urls: dict[ProviderType, str] = {}
         self.service_class_for_provider = _service_classes()
 
     @property
@@ -160,9 +165,34 @@ class ProviderHandler:
         """Read-only view of the tokens."""
         return self._provider_tokens
 
+    def with_api_urls(self, api_urls: Mapping[ProviderType, str]) -> ProviderHandler:
+        """This handler, its services using ``api_urls`` as their API roots (where given)."""
+        self.api_urls.update(api_urls)
+        return self
+
+    @overload
+    def get_service(self, provider: Literal[ProviderType.GITHUB]) -> GitHubService: ...
+
+    @overload
+    def get_service(self, provider: Literal[ProviderType.GITLAB]) -> GitLabService: ...
+
+    @overload
+    def get_service(self, provider: Literal[ProviderType.BITBUCKET]) -> BitBucketService: ...
+
+    @overload
+    def get_service(self, provider: ProviderType) -> Service: ...
+
+    def get_service(self, provider: ProviderType) -> Service:
+        """The service of ``provider`` for its token (``KeyError`` without one)."""
+        return self._get_service(provider)
+
     def _get_service(self, provider: ProviderType) -> Service:
         token = self._provider_tokens[provider]
         service_class = self.service_class_for_provider[provider]
+        # Passed only when set, so a replacement class (OPENHANDS_*_SERVICE_CLS) written
+        # against the reference's constructor keeps working.
+        api_url = self.api_urls.get(provider)
+        extra = {"api_url": api_url} if api_url else {}
         return service_class(
             user_id=token.user_id,
             external_auth_id=self.external_auth_id,
@@ -170,6 +200,7 @@ class ProviderHandler:
             token=token.token,
             external_token_manager=self.external_token_manager,
             base_domain=token.host,
+            **extra,
         )
 
     def _usable(self) -> list[ProviderType]:

@@ -28,7 +28,6 @@ from fastapi.responses import JSONResponse
 
 from openhands.controller.agent import register_custom_agents
 from openhands.core.config import OpenHandsConfig
-from openhands.integrations.service_types import AuthenticationError
 from openhands.server import errors, socket_json
 from openhands.server.app_services import (
     AppServices,
@@ -105,8 +104,10 @@ def combine_lifespans(*lifespans: Lifespan) -> Lifespan:
 
 async def authentication_error_handler(request: Request, exc: Exception) -> JSONResponse:
     """A git provider refused the caller's token (``AuthenticationError``): 401 with the
-    message as the JSON body."""
-    return JSONResponse(status_code=401, content=str(exc))
+    message as the JSON body. The app answers it (and the other provider failures) through
+    ``errors.ERROR_TABLE``; this is the reference's name for that answer."""
+    error = errors.provider_failure(exc)
+    return JSONResponse(status_code=error.status_code, content=error.body())
 
 
 async def build_services(
@@ -237,7 +238,6 @@ def create_app(
     app.state.server_config = server
     app.state.mcp_app = mcp_app
     install_error_handlers(app)
-    app.add_exception_handler(AuthenticationError, authentication_error_handler)
 
     # Added innermost first: the request meets RateLimit, CacheControl, CORS, BodySizeLimit,
     # Forwarding, Attach, token. Forwarding passes a conversation's routes to the node running

@@ -11,7 +11,7 @@ from openhands.server.app_services import AppServices
 from openhands.server.errors import ConversationNotFoundError, NotAuthenticatedError
 from openhands.server.services.conversation_ids import check_conversation_id
 from openhands.server.services.conversation_service import ConversationService
-from openhands.server.services.git_providers import GitProviders
+from openhands.server.services.git_providers import GitProviders, provider_api_urls
 from openhands.server.services.settings_service import SettingsService
 from openhands.server.session.server_conversation import ServerConversation
 from openhands.server.user_auth.request_auth import get_user_auth
@@ -65,7 +65,7 @@ Conversations = Annotated[ConversationService, Depends(conversation_service)]
 
 
 def settings_service(services: Services, user_auth: CurrentUserAuth) -> SettingsService:
-    return SettingsService(services.config, user_auth, services.server_config.github_api_url)
+    return SettingsService(services.config, user_auth, provider_api_urls(services.server_config))
 
 
 SettingsManager = Annotated[SettingsService, Depends(settings_service)]
@@ -79,7 +79,7 @@ async def git_providers(
     )
     if tokens is None:
         tokens = dict(await user_auth.get_provider_tokens() or {})
-    return GitProviders(tokens, services.server_config.github_api_url)
+    return GitProviders(tokens, provider_api_urls(services.server_config))
 
 
 Providers = Annotated[GitProviders, Depends(git_providers)]

@@ -15,6 +15,13 @@ from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
+from openhands.integrations.service_types import (
+    AuthenticationError,
+    MicroagentParseError,
+    RateLimitError,
+    ResourceNotFoundError,
+    UnknownException,
+)
 from openhands.server.types import LLMAuthenticationError, MissingSettingsError
 from openhands.storage.conversation.paging import InvalidPageIdError
 from openhands.storage.data_models.user_secrets import (
@@ -204,6 +211,37 @@ class ProviderAuthError(PlainTextError):
         super().__init__(text, 401)
 
 
+class ProviderRequestError(PlainTextError):
+    """The provider answered with an error (or not at all): 502 with a string body (0.59
+    answered 500; the failure is upstream, not this server's)."""
+
+    def __init__(self, text: str, status: int = 502) -> None:
+        super().__init__(text, status)
+
+
+# What the git-provider services (``openhands.integrations``) raise when a provider fails.
+PROVIDER_FAILURES: tuple[type[ValueError], ...] = (
+    AuthenticationError,
+    ResourceNotFoundError,
+    RateLimitError,
+    UnknownException,
+    MicroagentParseError,
+)
+
+
+def provider_failure(exc: Exception) -> PlainTextError:
+    """The server's answer to a provider failure, always the message as a bare string:
+    401 when the provider refused the token, 404 when it found nothing there, else 502
+    (rate limits, 5xx answers, no answer, a file that cannot be parsed)."""
+    text = str(exc)
+    if isinstance(exc, AuthenticationError):
+        return ProviderAuthError(text) if text else ProviderAuthError()
+    text = text or f"The git provider failed ({type(exc).__name__})"
+    if isinstance(exc, ResourceNotFoundError):
+        return ProviderRequestError(text, 404)
+    return ProviderRequestError(text)
+
+
 class RepositoryAccessError(PlainTextError):
     def __init__(self, repository: str) -> None:
         super().__init__(f"Unable to access repo {repository}", 401)
@@ -217,6 +255,11 @@ Handler = Callable[[Request, Exception], JSONResponse]
 def _api_error(_: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, ApiError)
     return JSONResponse(exc.body(), status_code=exc.status_code)
+
+
+def _provider_failure(_: Request, exc: Exception) -> JSONResponse:
+    error = provider_failure(exc)
+    return JSONResponse(error.body(), status_code=error.status_code)
 
 
 def _detail(status: int) -> Handler:
@@ -246,6 +289,7 @@ ERROR_TABLE: dict[type[Exception], Handler] = {
     InvalidPageIdError: _detail(400),
     CustomSecretExistsError: _message(400),
     CustomSecretNotFoundError: _error(404),
+    **{failure: _provider_failure for failure in PROVIDER_FAILURES},
 }
 
 

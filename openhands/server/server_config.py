@@ -101,6 +101,12 @@ class ServerConfig(BaseModel, ServerConfigInterface):
     github_api_url: str = Field(
         default="https://api.github.com", description="Base URL of the GitHub REST API."
     )
+    gitlab_api_url: str = Field(
+        default="https://gitlab.com/api/v4", description="Base URL of the GitLab REST API."
+    )
+    bitbucket_api_url: str = Field(
+        default="https://api.bitbucket.org/2.0", description="Base URL of the Bitbucket API."
+    )
     feedback_dir: str = Field(default="feedback", description="Store folder for feedback records.")
     cleanup_interval_seconds: float = Field(default=15.0, description="Cleanup task period.")
     max_upload_bytes: int = Field(default=4 * 1024 * 1024, description="Socket.IO message limit.")
@@ -177,6 +183,10 @@ class ServerConfig(BaseModel, ServerConfigInterface):
             rate_limit_exempt_loopback=_flag(env, "RATE_LIMIT_EXEMPT_LOOPBACK", False),
             user_auth=user_auth,
             github_api_url=env.get("GITHUB_API_URL", "https://api.github.com").rstrip("/"),
+            gitlab_api_url=env.get("GITLAB_API_URL", "https://gitlab.com/api/v4").rstrip("/"),
+            bitbucket_api_url=env.get("BITBUCKET_API_URL", "https://api.bitbucket.org/2.0").rstrip(
+                "/"
+            ),
             max_request_body_bytes=int(
                 env.get("MAX_REQUEST_BODY_BYTES")
                 or cls.model_fields["max_request_body_bytes"].default

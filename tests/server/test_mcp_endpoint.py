@@ -60,6 +60,9 @@ def _answer(path: str, authorization: str, body: Any) -> tuple[int, Any]:
         if body.get("head") == "no-such-branch":
             return 422, {"message": "Validation Failed", "errors": [{"field": "head"}]}
         return 201, {"number": 17, "html_url": "https://github.example/octo/hello/pull/17"}
+    if path == "/api/v4/user":  # token check of the GitLab token (stored with this host)
+        ok = authorization == f"Bearer {GITLAB_TOKEN}"
+        return (200, {"id": 2, "username": "group"}) if ok else (401, {"message": "401"})
     if path == "/api/v4/projects/group%2Fproj/merge_requests":
         if authorization != f"Bearer {GITLAB_TOKEN}":
             return 401, {"message": "401 Unauthorized"}

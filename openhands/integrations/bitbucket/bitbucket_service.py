@@ -18,8 +18,10 @@ from openhands.integrations.service_types import (
     PaginatedBranchesResponse,
     ProviderType,
     Repository,
+    RequestMethod,
     ResourceNotFoundError,
     SuggestedTask,
+    UnknownException,
     User,
 )
 from openhands.utils.import_utils import get_impl
@@ -42,7 +44,11 @@ class BitBucketService(BaseGitService, HTTPClient):
         external_auth_token: SecretStr | None = None,
         external_token_manager: bool = False,
         base_domain: str | None = None,
+        api_url: str | None = None,
     ) -> None:
+        """``api_url``: the public API's root to use instead of the ``*_API_URL``
+        environment variable or the public default (a self-hosted ``base_domain`` still
+        wins); the web server passes its configured root here."""
         self.user_id = user_id
         self.token = token
         self.external_auth_id = external_auth_id
@@ -55,6 +61,7 @@ class BitBucketService(BaseGitService, HTTPClient):
             "https://api.bitbucket.org/2.0",
             ("bitbucket.org", "api.bitbucket.org"),
             "/2.0",
+            api_url,
         )
 
     @property
@@ -200,6 +207,34 @@ class BitBucketService(BaseGitService, HTTPClient):
 
     async def is_pr_open(self, repository: str, pr_number: int) -> bool:
         return (await self.get_pr_details(repository, pr_number)).get("state") == "OPEN"
+
+    async def create_pr(
+        self,
+        repo_name: str,
+        source_branch: str,
+        target_branch: str,
+        title: str,
+        body: str | None = None,
+        draft: bool = False,
+    ) -> str:
+        """Open a pull request of ``source_branch`` into ``target_branch``; its web URL."""
+        request: dict[str, Any] = {
+            "title": title,
+            "description": body or "",
+            "source": {"branch": {"name": source_branch}},
+            "destination": {"branch": {"name": target_branch}},
+        }
+        if draft:
+            request["draft"] = True
+        data, _ = await self._make_request(
+            f"{self.BASE_URL}/repositories/{repo_name}/pullrequests", request, RequestMethod.POST
+        )
+        links = data.get("links") if isinstance(data, dict) else None
+        html = links.get("html") if isinstance(links, dict) else None
+        url = html.get("href") if isinstance(html, dict) else None
+        if not isinstance(url, str) or not url:
+            raise UnknownException("Bitbucket did not return the new pull request's URL")
+        return url
 
     # --- files (microagents) ----------------------------------------------------------
 

@@ -1,9 +1,11 @@
 """GitHub over its REST API v3 (``api.github.com``, ``https://<host>/api/v3`` for GitHub
-Enterprise, or ``GITHUB_API_URL``)."""
+Enterprise, or ``GITHUB_API_URL``) and, for suggested tasks, its GraphQL API (``/graphql``
+next to the REST root, ``https://<host>/api/graphql`` on Enterprise)."""
 
 from __future__ import annotations
 
 import base64
+import logging
 import os
 import re
 from datetime import datetime
@@ -18,19 +20,68 @@ from openhands.integrations.service_types import (
     OwnerType,
     PaginatedBranchesResponse,
     ProviderType,
+    RateLimitError,
     Repository,
+    RequestMethod,
     ResourceNotFoundError,
     SuggestedTask,
     TaskType,
+    UnknownException,
     User,
 )
 from openhands.utils.import_utils import get_impl
+
+logger = logging.getLogger(__name__)
 
 _NEXT_LINK = re.compile(r'<[^>]+>;\s*rel="next"')
 # Upper bounds of the "fetch everything" walks, so a huge account cannot stall a request.
 MAX_REPOS = 1000
 MAX_BRANCHES = 500
 PER_PAGE = 100
+# Suggested tasks: how many open PRs, review threads per PR and assigned issues to look at.
+SUGGESTED_PULL_REQUESTS = 100
+SUGGESTED_REVIEW_THREADS = 100
+SUGGESTED_ISSUES = 30
+
+# One round trip for everything the PR task types need: conflicts, the head commit's
+# combined check state and whether any review thread is still open.
+SUGGESTED_PULL_REQUESTS_QUERY = """
+query SuggestedPullRequests($pullRequests: Int!, $reviewThreads: Int!) {
+  viewer {
+    login
+    pullRequests(
+      first: $pullRequests
+      states: [OPEN]
+      orderBy: {field: UPDATED_AT, direction: DESC}
+    ) {
+      nodes {
+        number
+        title
+        repository { nameWithOwner }
+        mergeable
+        commits(last: 1) { nodes { commit { statusCheckRollup { state } } } }
+        reviewThreads(first: $reviewThreads) { nodes { isResolved } }
+      }
+    }
+  }
+}
+"""
+_FAILED_ROLLUP_STATES = frozenset({"FAILURE", "ERROR"})
+# Static-validation codes GitHub gives a query its schema does not know (an old Enterprise
+# server): the suggested tasks then fall back to REST.
+_SCHEMA_ERROR_CODES = frozenset(
+    {
+        "undefinedField",
+        "undefinedType",
+        "undefinedEnumValue",
+        "argumentNotAccepted",
+        "argumentLiteralsIncompatible",
+    }
+)
+
+
+class GraphQLSchemaError(UnknownException):
+    """GitHub's GraphQL schema does not have a field or argument the query uses."""
 
 
 class GitHubService(BaseGitService, HTTPClient):
@@ -46,7 +97,11 @@ class GitHubService(BaseGitService, HTTPClient):
         external_auth_token: SecretStr | None = None,
         external_token_manager: bool = False,
         base_domain: str | None = None,
+        api_url: str | None = None,
     ) -> None:
+        """``api_url``: the public API's root to use instead of the ``*_API_URL``
+        environment variable or the public default (a self-hosted ``base_domain`` still
+        wins); the web server passes its configured root here."""
         self.user_id = user_id
         self.token = token
         self.external_auth_id = external_auth_id
@@ -59,6 +114,7 @@ class GitHubService(BaseGitService, HTTPClient):
             "https://api.github.com",
             ("github.com", "api.github.com"),
             "/api/v3",
+            api_url,
         )
 
     @property
@@ -75,6 +131,34 @@ class GitHubService(BaseGitService, HTTPClient):
 
     async def get_latest_token(self) -> SecretStr | None:
         return self.token
+
+    @property
+    def graphql_url(self) -> str:
+        """``<root>/graphql``; an Enterprise ``…/api/v3`` root becomes ``…/api/graphql``."""
+        if self.BASE_URL.endswith("/api/v3"):
+            return self.BASE_URL.removesuffix("/v3") + "/graphql"
+        return f"{self.BASE_URL}/graphql"
+
+    async def execute_graphql_query(self, query: str, variables: dict[str, Any]) -> dict[str, Any]:
+        """POST one GraphQL query; the decoded answer (``{"data": …}``).
+
+        HTTP failures raise as ``_make_request`` does (401 ``AuthenticationError``, 404
+        ``ResourceNotFoundError``, 429 ``RateLimitError``, else ``UnknownException``). An
+        ``errors`` array in a 200 answer raises too: ``RateLimitError`` for RATE_LIMITED,
+        ``ResourceNotFoundError`` for NOT_FOUND, ``GraphQLSchemaError`` when the schema lacks
+        a field, else ``UnknownException``.
+        """
+        body, _ = await self._make_request(
+            self.graphql_url, {"query": query, "variables": variables}, RequestMethod.POST
+        )
+        if not isinstance(body, dict):
+            raise UnknownException("GitHub GraphQL answered with something other than JSON")
+        errors = body.get("errors")
+        if errors:
+            raise _graphql_error(errors)
+        if not isinstance(body.get("data"), dict):
+            raise UnknownException("GitHub GraphQL answered without data")
+        return body
 
     async def verify_access(self) -> bool:
         await self._make_request(self.BASE_URL)
@@ -190,37 +274,66 @@ class GitHubService(BaseGitService, HTTPClient):
     # --- suggested tasks --------------------------------------------------------------
 
     async def get_suggested_tasks(self) -> list[SuggestedTask]:
-        """Open PRs the user wrote (with merge conflicts or failing checks when GitHub says
-        so) and open issues assigned to the user."""
-        login = (await self.get_user()).login
-        tasks: list[SuggestedTask] = []
-        searches = (
-            (f"is:pr is:open author:{login}", TaskType.OPEN_PR),
-            (f"is:issue is:open assignee:{login}", TaskType.OPEN_ISSUE),
-        )
-        for query, task_type in searches:
-            data, _ = await self._make_request(
-                f"{self.BASE_URL}/search/issues", {"q": query, "per_page": 30}
-            )
-            for item in data.get("items", []):
-                repo = "/".join(item.get("repository_url", "").rstrip("/").split("/")[-2:])
-                kind = task_type
-                if task_type is TaskType.OPEN_PR:
-                    kind = await self._pr_task_type(repo, item["number"])
-                tasks.append(
-                    SuggestedTask(
-                        git_provider=ProviderType.GITHUB,
-                        task_type=kind,
-                        repo=repo,
-                        issue_number=item["number"],
-                        title=item.get("title", ""),
-                    )
-                )
-        return tasks
+        """The user's open PRs, each with the most pressing of MERGE_CONFLICTS >
+        FAILING_CHECKS > UNRESOLVED_COMMENTS > OPEN_PR, then the open issues assigned to the
+        user (OPEN_ISSUE).
 
-    async def _pr_task_type(self, repository: str, number: int) -> TaskType:
+        The PRs come from one GraphQL query; where GraphQL is missing (404) or its schema is
+        too old, from the REST search, which cannot see review threads.
+        """
         try:
-            details = await self.get_pr_details(repository, number)
+            login, tasks = await self._pull_request_tasks_graphql()
+        except (ResourceNotFoundError, GraphQLSchemaError) as error:
+            logger.info("GitHub GraphQL unusable (%s); suggested PRs over REST", error)
+            login = (await self.get_user()).login
+            tasks = await self._pull_request_tasks_rest(login)
+        return tasks + await self._assigned_issue_tasks(login)
+
+    async def _pull_request_tasks_graphql(self) -> tuple[str, list[SuggestedTask]]:
+        """The viewer's login and a task per open PR."""
+        body = await self.execute_graphql_query(
+            SUGGESTED_PULL_REQUESTS_QUERY,
+            {"pullRequests": SUGGESTED_PULL_REQUESTS, "reviewThreads": SUGGESTED_REVIEW_THREADS},
+        )
+        viewer = _object(body["data"].get("viewer"))
+        login = viewer.get("login")
+        if not isinstance(login, str) or not login:
+            raise UnknownException("GitHub GraphQL answered without the viewer's login")
+        tasks: list[SuggestedTask] = []
+        for node in _objects(_object(viewer.get("pullRequests")).get("nodes")):
+            repo = _object(node.get("repository")).get("nameWithOwner")
+            number = node.get("number")
+            if not isinstance(repo, str) or not isinstance(number, int):
+                continue
+            tasks.append(
+                SuggestedTask(
+                    git_provider=ProviderType.GITHUB,
+                    task_type=_graphql_pull_request_task_type(node),
+                    repo=repo,
+                    issue_number=number,
+                    title=str(node.get("title") or ""),
+                )
+            )
+        return login, tasks
+
+    async def _pull_request_tasks_rest(self, login: str) -> list[SuggestedTask]:
+        items = await self._search_issues(f"is:pr is:open author:{login}")
+        return [_search_task(item, await self._rest_pull_request_task_type(item)) for item in items]
+
+    async def _assigned_issue_tasks(self, login: str) -> list[SuggestedTask]:
+        items = await self._search_issues(f"is:issue is:open assignee:{login}")
+        return [_search_task(item, TaskType.OPEN_ISSUE) for item in items]
+
+    async def _search_issues(self, query: str) -> list[dict[str, Any]]:
+        data, _ = await self._make_request(
+            f"{self.BASE_URL}/search/issues", {"q": query, "per_page": SUGGESTED_ISSUES}
+        )
+        return _objects(_object(data).get("items"))
+
+    async def _rest_pull_request_task_type(self, item: dict[str, Any]) -> TaskType:
+        """From REST ``mergeable_state``: dirty → conflicts, unstable → failing checks."""
+        try:
+            details = await self.get_pr_details(_search_repo(item), item["number"])
         except ResourceNotFoundError:  # deleted or hidden since the search ran
             return TaskType.OPEN_PR
         state = details.get("mergeable_state")
@@ -239,6 +352,29 @@ class GitHubService(BaseGitService, HTTPClient):
     async def is_pr_open(self, repository: str, pr_number: int) -> bool:
         details = await self.get_pr_details(repository, pr_number)
         return details.get("state") == "open" and not details.get("merged", False)
+
+    async def create_pr(
+        self,
+        repo_name: str,
+        source_branch: str,
+        target_branch: str,
+        title: str,
+        body: str | None = None,
+        draft: bool = True,
+    ) -> str:
+        """Open a pull request of ``source_branch`` into ``target_branch``; its web URL."""
+        data, _ = await self._make_request(
+            f"{self.BASE_URL}/repos/{repo_name}/pulls",
+            {
+                "title": title,
+                "head": source_branch,
+                "base": target_branch,
+                "body": body or "",
+                "draft": draft,
+            },
+            RequestMethod.POST,
+        )
+        return _created_url(self.provider_name, _object(data).get("html_url"))
 
     # --- files (microagents) ----------------------------------------------------------
 
@@ -265,6 +401,66 @@ class GitHubService(BaseGitService, HTTPClient):
         if not data:
             return None
         return datetime.fromisoformat(data[0]["commit"]["committer"]["date"].replace("Z", "+00:00"))
+
+
+def _created_url(provider: str, url: object) -> str:
+    if not isinstance(url, str) or not url:
+        raise UnknownException(f"{provider} did not return the new pull request's URL")
+    return url
+
+
+def _object(value: object) -> dict[str, Any]:
+    """``value`` if it is a JSON object, else ``{}`` (GraphQL answers null for hidden parts)."""
+    return value if isinstance(value, dict) else {}
+
+
+def _objects(value: object) -> list[dict[str, Any]]:
+    """The JSON objects of a list (null entries dropped); ``[]`` for anything else."""
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
+def _graphql_error(errors: object) -> UnknownException | RateLimitError | ResourceNotFoundError:
+    entries = _objects(errors)
+    message = "; ".join(str(e.get("message", "")) for e in entries) or str(errors)
+    kinds = {e.get("type") for e in entries}
+    codes = {_object(e.get("extensions")).get("code") for e in entries}
+    if "RATE_LIMITED" in kinds:
+        return RateLimitError(f"GitHub GraphQL rate limit exceeded: {message}")
+    if codes & _SCHEMA_ERROR_CODES:
+        return GraphQLSchemaError(f"GitHub GraphQL schema mismatch: {message}")
+    if kinds == {"NOT_FOUND"}:
+        return ResourceNotFoundError(f"GitHub GraphQL found nothing: {message}")
+    return UnknownException(f"GitHub GraphQL error: {message}")
+
+
+def _graphql_pull_request_task_type(node: dict[str, Any]) -> TaskType:
+    """The most pressing task type of a PR node of ``SUGGESTED_PULL_REQUESTS_QUERY``."""
+    if node.get("mergeable") == "CONFLICTING":
+        return TaskType.MERGE_CONFLICTS
+    head = _objects(_object(node.get("commits")).get("nodes"))[-1:]
+    for commit_node in head:
+        rollup = _object(_object(commit_node.get("commit")).get("statusCheckRollup"))
+        if rollup.get("state") in _FAILED_ROLLUP_STATES:
+            return TaskType.FAILING_CHECKS
+    threads = _objects(_object(node.get("reviewThreads")).get("nodes"))
+    if any(thread.get("isResolved") is False for thread in threads):
+        return TaskType.UNRESOLVED_COMMENTS
+    return TaskType.OPEN_PR
+
+
+def _search_repo(item: dict[str, Any]) -> str:
+    """``owner/name`` from a search hit's ``repository_url`` (``…/repos/owner/name``)."""
+    return "/".join(str(item.get("repository_url", "")).rstrip("/").split("/")[-2:])
+
+
+def _search_task(item: dict[str, Any], kind: TaskType) -> SuggestedTask:
+    return SuggestedTask(
+        git_provider=ProviderType.GITHUB,
+        task_type=kind,
+        repo=_search_repo(item),
+        issue_number=item["number"],
+        title=str(item.get("title") or ""),
+    )
 
 
 def _repository(data: dict[str, Any]) -> Repository:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 from typing import Any
 from urllib.parse import quote
@@ -17,9 +18,11 @@ from openhands.integrations.service_types import (
     PaginatedBranchesResponse,
     ProviderType,
     Repository,
+    RequestMethod,
     ResourceNotFoundError,
     SuggestedTask,
     TaskType,
+    UnknownException,
     User,
 )
 from openhands.utils.import_utils import get_impl
@@ -27,6 +30,10 @@ from openhands.utils.import_utils import get_impl
 MAX_REPOS = 1000
 MAX_BRANCHES = 500
 PER_PAGE = 100
+# Suggested tasks: how many merge requests and issues to look at, and how many merge
+# request details to fetch at once.
+SUGGESTED_PER_PAGE = 30
+DETAIL_CONCURRENCY = 8
 # GitLab's `order_by` names for the sorts the UI asks for.
 _ORDER_BY = {"pushed": "last_activity_at", "updated": "updated_at", "created": "created_at"}
 
@@ -46,7 +53,11 @@ class GitLabService(BaseGitService, HTTPClient):
         external_auth_token: SecretStr | None = None,
         external_token_manager: bool = False,
         base_domain: str | None = None,
+        api_url: str | None = None,
     ) -> None:
+        """``api_url``: the public API's root to use instead of the ``*_API_URL``
+        environment variable or the public default (a self-hosted ``base_domain`` still
+        wins); the web server passes its configured root here."""
         self.user_id = user_id
         self.token = token
         self.external_auth_id = external_auth_id
@@ -54,7 +65,12 @@ class GitLabService(BaseGitService, HTTPClient):
         self.external_token_manager = external_token_manager
         self.base_domain = base_domain
         self.BASE_URL = api_base_url(
-            base_domain, "GITLAB_API_URL", "https://gitlab.com/api/v4", ("gitlab.com",), "/api/v4"
+            base_domain,
+            "GITLAB_API_URL",
+            "https://gitlab.com/api/v4",
+            ("gitlab.com",),
+            "/api/v4",
+            api_url,
         )
 
     @property
@@ -182,22 +198,43 @@ class GitLabService(BaseGitService, HTTPClient):
     # --- suggested tasks --------------------------------------------------------------
 
     async def get_suggested_tasks(self) -> list[SuggestedTask]:
-        """Open merge requests the user wrote (conflicts flagged) and open issues assigned
-        to the user."""
-        tasks: list[SuggestedTask] = []
+        """The open merge requests the user wrote, each with the most pressing of
+        MERGE_CONFLICTS > FAILING_CHECKS > UNRESOLVED_COMMENTS > OPEN_PR, then the open
+        issues assigned to the user (OPEN_ISSUE)."""
         mrs, _ = await self._make_request(
             f"{self.BASE_URL}/merge_requests",
-            {"state": "opened", "scope": "created_by_me", "per_page": 30},
+            {"state": "opened", "scope": "created_by_me", "per_page": SUGGESTED_PER_PAGE},
         )
-        for item in mrs:
-            kind = TaskType.MERGE_CONFLICTS if item.get("has_conflicts") else TaskType.OPEN_PR
-            tasks.append(_task(item, kind))
+        limit = asyncio.Semaphore(DETAIL_CONCURRENCY)
+
+        async def task_for(item: dict[str, Any]) -> SuggestedTask:
+            async with limit:
+                return _task(item, await self._merge_request_task_type(item))
+
+        tasks = list(await asyncio.gather(*(task_for(item) for item in mrs)))
         issues, _ = await self._make_request(
             f"{self.BASE_URL}/issues",
-            {"state": "opened", "scope": "assigned_to_me", "per_page": 30},
+            {"state": "opened", "scope": "assigned_to_me", "per_page": SUGGESTED_PER_PAGE},
         )
         tasks.extend(_task(item, TaskType.OPEN_ISSUE) for item in issues)
         return tasks
+
+    async def _merge_request_task_type(self, item: dict[str, Any]) -> TaskType:
+        """The list answer has ``has_conflicts`` and ``blocking_discussions_resolved`` but
+        not ``head_pipeline``: a merge request without conflicts is fetched on its own."""
+        if item.get("has_conflicts"):
+            return TaskType.MERGE_CONFLICTS
+        project_id, iid = item.get("project_id"), item.get("iid")
+        details: dict[str, Any] = {}
+        if project_id is not None and iid is not None:
+            try:
+                data, _ = await self._make_request(
+                    f"{self.BASE_URL}/projects/{project_id}/merge_requests/{iid}"
+                )
+            except ResourceNotFoundError:  # merged or hidden since the list was read
+                data = {}
+            details = data if isinstance(data, dict) else {}
+        return _merge_request_task_type({**item, **details})
 
     # --- merge requests ---------------------------------------------------------------
 
@@ -209,6 +246,31 @@ class GitLabService(BaseGitService, HTTPClient):
 
     async def is_pr_open(self, repository: str, pr_number: int) -> bool:
         return (await self.get_pr_details(repository, pr_number)).get("state") == "opened"
+
+    async def create_mr(
+        self,
+        id: int | str,
+        source_branch: str,
+        target_branch: str,
+        title: str,
+        description: str | None = None,
+    ) -> str:
+        """Open a merge request in the project ``id`` (numeric id or ``group/project``
+        path); its web URL."""
+        data, _ = await self._make_request(
+            f"{self.BASE_URL}/projects/{_project(str(id))}/merge_requests",
+            {
+                "source_branch": source_branch,
+                "target_branch": target_branch,
+                "title": title,
+                "description": description or "",
+            },
+            RequestMethod.POST,
+        )
+        url = data.get("web_url") if isinstance(data, dict) else None
+        if not isinstance(url, str) or not url:
+            raise UnknownException("GitLab did not return the new merge request's URL")
+        return url
 
     # --- files (microagents) ----------------------------------------------------------
 
@@ -255,6 +317,18 @@ def _branch(data: dict[str, Any]) -> Branch:
         protected=bool(data.get("protected", False)),
         last_push_date=commit.get("committed_date"),
     )
+
+
+def _merge_request_task_type(mr: dict[str, Any]) -> TaskType:
+    """The most pressing task type of a merge request (a single-MR REST answer)."""
+    if mr.get("has_conflicts"):
+        return TaskType.MERGE_CONFLICTS
+    pipeline = mr.get("head_pipeline")
+    if isinstance(pipeline, dict) and pipeline.get("status") == "failed":
+        return TaskType.FAILING_CHECKS
+    if mr.get("blocking_discussions_resolved") is False:
+        return TaskType.UNRESOLVED_COMMENTS
+    return TaskType.OPEN_PR
 
 
 def _task(item: dict[str, Any], kind: TaskType) -> SuggestedTask:

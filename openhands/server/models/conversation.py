@@ -8,7 +8,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from openhands.core.config.mcp_config import MCPConfig
-from openhands.integrations.service_types import ProviderType
+from openhands.integrations.service_types import (
+    CreateMicroagent,
+    ProviderType,
+    SuggestedTask,
+)
 from openhands.storage.data_models.conversation_metadata import ConversationTrigger
 from openhands.storage.data_models.conversation_status import ConversationStatus
 
@@ -44,20 +48,6 @@ class ConversationResponse(BaseModel):
     conversation_id: str
     message: str | None = None
     conversation_status: ConversationStatus | None = None
-
-
-class SuggestedTask(BaseModel):
-    git_provider: ProviderType
-    task_type: str = Field(description="MERGE_CONFLICTS, FAILING_CHECKS, OPEN_ISSUE, ...")
-    repo: str
-    issue_number: int
-    title: str
-
-
-class CreateMicroagent(BaseModel):
-    repo: str
-    git_provider: ProviderType | None = None
-    title: str | None = None
 
 
 class InitSessionRequest(BaseModel):

@@ -1,75 +1,38 @@
-"""REST models of the git-provider routes (server-api §6.6)."""
+"""REST models of the git-provider routes (server-api §6.6).
+
+They are the integrations' models (``openhands.integrations.service_types``), which the
+provider services return and the routes answer with unchanged; the names here are the
+ones the server used before it moved onto those services.
+"""
 
 from __future__ import annotations
 
-from typing import Literal
+from openhands.integrations.service_types import (
+    Branch,
+    MicroagentContentResponse,
+    MicroagentResponse,
+    OwnerType,
+    PaginatedBranchesResponse,
+    Repository,
+    SuggestedTask,
+    TaskType,
+    User,
+)
 
-from pydantic import BaseModel, Field
+GitUser = User
+PaginatedBranches = PaginatedBranchesResponse
+SuggestedTaskOut = SuggestedTask
+RepoMicroagent = MicroagentResponse
+RepoMicroagentContent = MicroagentContentResponse
 
-from openhands.integrations.service_types import ProviderType
-
-TaskType = Literal[
-    "MERGE_CONFLICTS",
-    "FAILING_CHECKS",
-    "UNRESOLVED_COMMENTS",
-    "OPEN_ISSUE",
-    "OPEN_PR",
-    "CREATE_MICROAGENT",
+__all__ = [
+    "Branch",
+    "GitUser",
+    "OwnerType",
+    "PaginatedBranches",
+    "RepoMicroagent",
+    "RepoMicroagentContent",
+    "Repository",
+    "SuggestedTaskOut",
+    "TaskType",
 ]
-
-
-class Repository(BaseModel):
-    id: str
-    full_name: str
-    git_provider: ProviderType
-    is_public: bool
-    stargazers_count: int | None = None
-    link_header: str | None = Field(default=None, description="Pagination, on the first item")
-    pushed_at: str | None = None
-    owner_type: Literal["user", "organization"] | None = None
-    main_branch: str | None = None
-
-
-class Branch(BaseModel):
-    name: str
-    commit_sha: str
-    protected: bool
-    last_push_date: str | None = None
-
-
-class PaginatedBranches(BaseModel):
-    branches: list[Branch]
-    has_next_page: bool
-    current_page: int
-    per_page: int
-    total_count: int | None = None
-
-
-class GitUser(BaseModel):
-    id: str
-    login: str
-    avatar_url: str
-    company: str | None = None
-    name: str | None = None
-    email: str | None = None
-
-
-class SuggestedTaskOut(BaseModel):
-    git_provider: ProviderType
-    task_type: TaskType
-    repo: str
-    issue_number: int
-    title: str
-
-
-class RepoMicroagent(BaseModel):
-    name: str
-    path: str
-    created_at: str
-
-
-class RepoMicroagentContent(BaseModel):
-    content: str
-    path: str
-    triggers: list[str] = Field(default_factory=list)
-    git_provider: ProviderType

@@ -1,4 +1,8 @@
-"""Git-provider routes for the home page (`/api/user`, OSS only; server-api §6.6)."""
+"""Git-provider routes for the home page (`/api/user`, OSS only; server-api §6.6).
+
+Each route picks the provider (``GitProviders``) and asks its service
+(``openhands.integrations``); provider failures become responses in ``errors.ERROR_TABLE``.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,6 @@ from fastapi import APIRouter
 from openhands.integrations.service_types import ProviderType
 from openhands.server import errors
 from openhands.server.dependencies import API_GUARDS, Providers
-from openhands.server.errors import PlainTextError
 from openhands.server.models.git import (
     Branch,
     GitUser,
@@ -17,6 +20,7 @@ from openhands.server.models.git import (
     Repository,
     SuggestedTaskOut,
 )
+from openhands.server.services.git_providers import SEARCH_TOKEN_REQUIRED
 
 github_api_router = APIRouter(
     prefix="/api/user",
@@ -25,14 +29,13 @@ github_api_router = APIRouter(
     responses=errors.GIT_PROVIDER_RESPONSES,
 )
 app = github_api_router  # the reference's name of this router
-SEARCH_TOKEN_REQUIRED = "Git provider token required."
+# A page of repositories when the caller names no page size.
+DEFAULT_REPOSITORIES_PER_PAGE = 100
 
 
 @github_api_router.get("/installations")
 async def get_installations(providers: Providers, provider: ProviderType) -> list[str]:
-    if provider not in (ProviderType.GITHUB, ProviderType.BITBUCKET):
-        raise PlainTextError(f"Provider {provider.value} doesn't support installations", 400)
-    return await providers.client(provider).get_installations()
+    return await providers.installations(provider)
 
 
 @github_api_router.get("/repositories")
@@ -44,13 +47,15 @@ async def get_repositories(
     per_page: int | None = None,
     installation_id: str | None = None,
 ) -> list[Repository]:
-    client = providers.client(selected_provider)
-    return await client.get_repositories(sort, page, per_page, installation_id)
+    service = providers.service(selected_provider)
+    return await service.get_paginated_repos(
+        page or 1, per_page or DEFAULT_REPOSITORIES_PER_PAGE, sort, installation_id
+    )
 
 
 @github_api_router.get("/info")
 async def get_user(providers: Providers) -> GitUser:
-    return await providers.client().get_user()
+    return await providers.service().get_user()
 
 
 @github_api_router.get("/search/repositories")
@@ -62,8 +67,8 @@ async def search_repositories(
     order: str = "desc",
     selected_provider: ProviderType | None = None,
 ) -> list[Repository]:
-    client = providers.client(selected_provider, missing=SEARCH_TOKEN_REQUIRED)
-    return await client.search_repositories(query, per_page, sort, order)
+    service = providers.service(selected_provider, SEARCH_TOKEN_REQUIRED)
+    return await service.search_repositories(query, per_page, sort, order, False)
 
 
 @github_api_router.get("/search/branches")
@@ -74,31 +79,36 @@ async def search_branches(
     per_page: int = 30,
     selected_provider: ProviderType | None = None,
 ) -> list[Branch]:
-    client = providers.client(selected_provider, missing=SEARCH_TOKEN_REQUIRED)
-    return await client.search_branches(repository, query, per_page)
+    service = await providers.repository_service(
+        repository, selected_provider, SEARCH_TOKEN_REQUIRED
+    )
+    return await service.search_branches(repository, query, per_page)
 
 
 @github_api_router.get("/suggested-tasks")
 async def get_suggested_tasks(providers: Providers) -> list[SuggestedTaskOut]:
-    return await providers.client(missing="No providers set.").get_suggested_tasks()
+    return await providers.suggested_tasks()
 
 
 @github_api_router.get("/repository/branches")
 async def get_repository_branches(
     providers: Providers, repository: str, page: int = 1, per_page: int = 30
 ) -> PaginatedBranches:
-    return await providers.client().get_branches(repository, page, per_page)
+    service = await providers.repository_service(repository)
+    return await service.get_paginated_branches(repository, page, per_page)
 
 
 @github_api_router.get("/repository/{repository_name:path}/microagents/content")
 async def get_repository_microagent_content(
     providers: Providers, repository_name: str, file_path: str
 ) -> RepoMicroagentContent:
-    return await providers.client().get_microagent_content(repository_name, file_path)
+    service = await providers.repository_service(repository_name)
+    return await service.get_microagent_content(repository_name, file_path)
 
 
 @github_api_router.get("/repository/{repository_name:path}/microagents")
 async def get_repository_microagents(
     providers: Providers, repository_name: str
 ) -> list[RepoMicroagent]:
-    return await providers.client().get_microagents(repository_name)
+    service = await providers.repository_service(repository_name)
+    return await service.get_microagents(repository_name)

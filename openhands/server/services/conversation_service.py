@@ -38,7 +38,7 @@ from openhands.server.services.conversation_ids import (
     check_conversation_id,
     generate_unique_conversation_id,
 )
-from openhands.server.services.git_providers import GitProviders
+from openhands.server.services.git_providers import GitProviders, provider_api_urls
 from openhands.server.services.task_prompts import (
     create_microagent_prompt,
     suggested_task_prompt,
@@ -183,9 +183,10 @@ class ConversationService:
 
         if repository:
             providers = GitProviders(
-                await self.user_auth.get_provider_tokens(), self.app.server_config.github_api_url
+                await self.user_auth.get_provider_tokens(),
+                provider_api_urls(self.app.server_config),
             )
-            if not await providers.verify_repository(repository, provider):
+            if not await providers.can_read(repository, provider):
                 raise RepositoryAccessError(repository)
 
         settings = await self.startable_settings()

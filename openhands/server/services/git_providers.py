@@ -1,48 +1,57 @@
-"""Git-provider access for the `/api/user/*` routes, repository checks and token checks.
+"""The caller's git providers, for the `/api/user/*` routes and the repository check.
 
-Only GitHub is implemented (REST v3, against a configurable base URL so tests can stand a
-local server in for it). Provider failures are translated here, once, into the server's
-error types.
+The providers themselves are ``openhands.integrations`` (``ProviderHandler`` and the GitHub,
+GitLab and Bitbucket services). This module only decides which provider a request is for
+and refuses what must not reach a provider (no token, a token HTTP cannot carry). The
+services' failures propagate; ``errors.ERROR_TABLE`` turns them into responses.
 """
 
 from __future__ import annotations
 
-import base64
-import re
+import asyncio
+import logging
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from types import MappingProxyType
+from typing import TYPE_CHECKING
 
-from openhands.integrations.provider import ProviderToken, ProviderType
+from openhands.integrations.provider import ProviderHandler, ProviderToken
+from openhands.integrations.service_types import (
+    AuthenticationError,
+    InstallationsService,
+    ProviderType,
+    SuggestedTask,
+)
 from openhands.server.errors import (
+    PROVIDER_FAILURES,
+    ApiError,
     PlainTextError,
     ProviderAuthError,
+    ProviderRequestError,
     ProviderTokenRequiredError,
-)
-from openhands.server.models.git import (
-    Branch,
-    GitUser,
-    PaginatedBranches,
-    RepoMicroagent,
-    RepoMicroagentContent,
-    Repository,
-    SuggestedTaskOut,
 )
 
 if TYPE_CHECKING:
-    import httpx
+    from openhands.integrations.provider import Service
+    from openhands.server.server_config import ServerConfig
 
-# httpx and frontmatter are imported where they are used: the server starts without them.
-_TIMEOUT_SECONDS = 15.0
-_NEXT_LINK = re.compile(r'<[^>]+>;\s*rel="next"')
-MICROAGENTS_DIR = ".openhands/microagents"
+logger = logging.getLogger(__name__)
 
+# What leaves one provider out of an answer that spans providers: its failure, or this
+# module's refusal to call it (a token HTTP cannot carry, a provider without a service).
+_ONE_PROVIDER_FAILURES: tuple[type[Exception], ...] = (*PROVIDER_FAILURES, ApiError)
 
-class ProviderRequestError(PlainTextError):
-    """The provider answered with an error (or not at all): 502 with a string body (0.59
-    answered 500; the failure is upstream, not this server's)."""
+# The 401 texts without a token (server-api §6.6).
+TOKEN_REQUIRED = "Git provider token required. (such as GitHub)."
+SEARCH_TOKEN_REQUIRED = "Git provider token required."
+NO_PROVIDERS = "No providers set."
 
-    def __init__(self, text: str, status: int = 502) -> None:
-        super().__init__(text, status)
+# The public API roots the services default to: a server config naming one of these
+# passes nothing, so the services (and replacement service classes) keep their defaults.
+PUBLIC_API_URLS = {
+    ProviderType.GITHUB: "https://api.github.com",
+    ProviderType.GITLAB: "https://gitlab.com/api/v4",
+    ProviderType.BITBUCKET: "https://api.bitbucket.org/2.0",
+}
 
 
 def is_plausible_token(token: str) -> bool:
@@ -51,244 +60,115 @@ def is_plausible_token(token: str) -> bool:
     return token.isascii() and token.isprintable() and not any(c.isspace() for c in token)
 
 
-class GitHubClient:
-    def __init__(self, token: ProviderToken, default_api_url: str) -> None:
-        if not token.has_token:
-            raise ProviderTokenRequiredError()
-        host = token.host
-        if host and host not in ("github.com", "api.github.com"):
-            base = host if host.startswith("http") else f"https://{host}"
-            self.base_url = f"{base.rstrip('/')}/api/v3"
-        else:
-            self.base_url = default_api_url.rstrip("/")
-        secret = token.token.get_secret_value() if token.token else ""
-        if not is_plausible_token(secret):
-            raise ProviderAuthError()
-        self.headers = {
-            "Authorization": f"Bearer {secret}",
-            "Accept": "application/vnd.github+json",
-        }
-
-    async def _get(self, path: str, params: Mapping[str, Any] | None = None) -> httpx.Response:
-        import httpx
-
-        try:
-            async with httpx.AsyncClient(timeout=_TIMEOUT_SECONDS) as client:
-                response = await client.get(
-                    f"{self.base_url}{path}", params=params, headers=self.headers
-                )
-        except (httpx.HTTPError, httpx.InvalidURL, UnicodeError, ValueError) as error:
-            # Unreachable, or a host / path that makes no URL: nothing came back.
-            raise ProviderRequestError(f"Error reaching GitHub: {error}") from error
-        if response.status_code == 401:
-            raise ProviderAuthError()
-        if response.status_code == 404:
-            raise ProviderRequestError(f"GitHub found nothing at {path}", 404)
-        if response.status_code >= 400:
-            raise ProviderRequestError(f"GitHub answered {response.status_code} for {path}")
-        return response
-
-    # --- user ----------------------------------------------------------------------------
-
-    async def get_user(self) -> GitUser:
-        data = (await self._get("/user")).json()
-        return GitUser(
-            id=str(data.get("id", "")),
-            login=data.get("login", ""),
-            avatar_url=data.get("avatar_url") or "",
-            company=data.get("company"),
-            name=data.get("name"),
-            email=data.get("email"),
-        )
-
-    async def verify_token(self) -> bool:
-        try:
-            await self._get("/user")
-        except (ProviderAuthError, ProviderRequestError):
-            return False
-        return True
-
-    async def get_installations(self) -> list[str]:
-        data = (await self._get("/user/installations")).json()
-        return [str(item["id"]) for item in data.get("installations", [])]
-
-    # --- repositories --------------------------------------------------------------------
-
-    async def get_repository(self, full_name: str) -> Repository:
-        data = (await self._get(f"/repos/{full_name}")).json()
-        return _repository(data)
-
-    async def get_repositories(
-        self, sort: str, page: int | None, per_page: int | None, installation_id: str | None
-    ) -> list[Repository]:
-        params: dict[str, Any] = {"page": page or 1, "per_page": per_page or 100}
-        if installation_id:
-            response = await self._get(
-                f"/user/installations/{installation_id}/repositories", params
-            )
-            items = response.json().get("repositories", [])
-        else:
-            response = await self._get("/user/repos", {**params, "sort": sort})
-            items = response.json()
-        repositories = [_repository(item) for item in items]
-        link = response.headers.get("link")
-        if repositories and link:
-            repositories[0].link_header = link
-        return repositories
-
-    async def search_repositories(
-        self, query: str, per_page: int, sort: str, order: str
-    ) -> list[Repository]:
-        params = {"q": query, "per_page": per_page, "sort": sort, "order": order}
-        items = (await self._get("/search/repositories", params)).json().get("items", [])
-        return [_repository(item) for item in items]
-
-    # --- branches ------------------------------------------------------------------------
-
-    async def get_branches(self, repository: str, page: int, per_page: int) -> PaginatedBranches:
-        response = await self._get(
-            f"/repos/{repository}/branches", {"page": page, "per_page": per_page}
-        )
-        branches = [_branch(item) for item in response.json()]
-        has_next = bool(_NEXT_LINK.search(response.headers.get("link", "")))
-        return PaginatedBranches(
-            branches=branches,
-            has_next_page=has_next,
-            current_page=page,
-            per_page=per_page,
-            total_count=None,
-        )
-
-    async def search_branches(self, repository: str, query: str, per_page: int) -> list[Branch]:
-        response = await self._get(f"/repos/{repository}/branches", {"per_page": 100})
-        needle = query.lower()
-        matches = [_branch(item) for item in response.json() if needle in item["name"].lower()]
-        return matches[:per_page]
-
-    # --- suggested tasks -----------------------------------------------------------------
-
-    async def get_suggested_tasks(self) -> list[SuggestedTaskOut]:
-        login = (await self.get_user()).login
-        tasks: list[SuggestedTaskOut] = []
-        for query, task_type in (
-            (f"is:pr is:open author:{login}", "OPEN_PR"),
-            (f"is:issue is:open assignee:{login}", "OPEN_ISSUE"),
-        ):
-            items = (await self._get("/search/issues", {"q": query, "per_page": 30})).json()
-            for item in items.get("items", []):
-                repo = "/".join(item.get("repository_url", "").rstrip("/").split("/")[-2:])
-                tasks.append(
-                    SuggestedTaskOut(
-                        git_provider=ProviderType.GITHUB,
-                        task_type=task_type,  # type: ignore[arg-type]
-                        repo=repo,
-                        issue_number=item["number"],
-                        title=item.get("title", ""),
-                    )
-                )
-        return tasks
-
-    # --- microagents ---------------------------------------------------------------------
-
-    async def get_microagents(self, repository: str) -> list[RepoMicroagent]:
-        try:
-            response = await self._get(f"/repos/{repository}/contents/{MICROAGENTS_DIR}")
-        except ProviderRequestError:
-            return []
-        found: list[RepoMicroagent] = []
-        for item in response.json():
-            name = item.get("name", "")
-            if item.get("type") != "file" or not name.endswith(".md") or name == "README.md":
-                continue
-            commits = (
-                await self._get(
-                    f"/repos/{repository}/commits", {"path": item["path"], "per_page": 1}
-                )
-            ).json()
-            created = commits[0]["commit"]["committer"]["date"] if commits else ""
-            found.append(RepoMicroagent(name=name[:-3], path=item["path"], created_at=created))
-        return found
-
-    async def get_microagent_content(
-        self, repository: str, file_path: str
-    ) -> RepoMicroagentContent:
-        response = await self._get(f"/repos/{repository}/contents/{file_path}")
-        data = response.json()
-        text = base64.b64decode(data.get("content", "")).decode("utf-8", errors="replace")
-        import frontmatter
-
-        post = frontmatter.loads(text)
-        triggers = post.metadata.get("triggers") or []
-        if not isinstance(triggers, list):
-            triggers = [triggers]
-        return RepoMicroagentContent(
-            content=post.content,
-            path=file_path,
-            triggers=[str(trigger) for trigger in triggers],
-            git_provider=ProviderType.GITHUB,
-        )
-
-
-def _repository(data: Mapping[str, Any]) -> Repository:
-    owner = data.get("owner") or {}
-    return Repository(
-        id=str(data.get("id", "")),
-        full_name=data.get("full_name", ""),
-        git_provider=ProviderType.GITHUB,
-        is_public=not data.get("private", False),
-        stargazers_count=data.get("stargazers_count"),
-        pushed_at=data.get("pushed_at"),
-        owner_type="organization" if owner.get("type") == "Organization" else "user",
-        main_branch=data.get("default_branch"),
-    )
-
-
-def _branch(data: Mapping[str, Any]) -> Branch:
-    return Branch(
-        name=data["name"],
-        commit_sha=(data.get("commit") or {}).get("sha", ""),
-        protected=bool(data.get("protected", False)),
-    )
+def provider_api_urls(server_config: ServerConfig) -> dict[ProviderType, str]:
+    """The API roots the server is configured with (``github_api_url`` …) where they
+    differ from the public ones, for ``ProviderHandler.with_api_urls``."""
+    configured = {
+        ProviderType.GITHUB: server_config.github_api_url,
+        ProviderType.GITLAB: server_config.gitlab_api_url,
+        ProviderType.BITBUCKET: server_config.bitbucket_api_url,
+    }
+    return {
+        provider: url.rstrip("/")
+        for provider, url in configured.items()
+        if url and url.rstrip("/") != PUBLIC_API_URLS[provider]
+    }
 
 
 class GitProviders:
-    """The caller's provider tokens, and a client per provider."""
+    """The caller's provider tokens (those with a value) and their services."""
 
     def __init__(
-        self, tokens: Mapping[ProviderType, ProviderToken] | None, github_api_url: str
+        self,
+        tokens: Mapping[ProviderType, ProviderToken] | None,
+        api_urls: Mapping[ProviderType, str] | None = None,
     ) -> None:
         self.tokens = {p: t for p, t in (tokens or {}).items() if t.has_token}
-        self.github_api_url = github_api_url
+        self.handler = ProviderHandler(MappingProxyType(self.tokens)).with_api_urls(api_urls or {})
 
-    def client(
-        self,
-        provider: ProviderType | None = None,
-        missing: str = "Git provider token required. (such as GitHub).",
-    ) -> GitHubClient:
+    def provider(
+        self, selected: ProviderType | None = None, missing: str = TOKEN_REQUIRED
+    ) -> ProviderType:
+        """``selected``, or the first provider with a token. 401 ``missing`` when that
+        provider has no token, 401 when its token cannot be sent, 400 when the server has
+        no service for it."""
         if not self.tokens:
             raise ProviderTokenRequiredError(missing)
-        chosen = provider or next(iter(self.tokens))
+        chosen = selected or next(iter(self.tokens))
         token = self.tokens.get(chosen)
-        if token is None:
+        if token is None or token.token is None:
             raise ProviderTokenRequiredError(missing)
-        if chosen is not ProviderType.GITHUB:
+        if chosen not in self.handler.service_class_for_provider:
             raise ProviderRequestError(
                 f"Provider {chosen.value} is not supported by this server", 400
             )
-        return GitHubClient(token, self.github_api_url)
+        if not is_plausible_token(token.token.get_secret_value()):
+            raise ProviderAuthError()
+        return chosen
 
-    async def verify_repository(self, repository: str, provider: ProviderType | None) -> bool:
-        """Whether some provider with a token can read ``repository``."""
-        order = [provider] if provider in self.tokens else []
-        order += [p for p in self.tokens if p not in order]
-        for candidate in order:
-            if candidate is not ProviderType.GITHUB:
-                continue
+    def service(
+        self, selected: ProviderType | None = None, missing: str = TOKEN_REQUIRED
+    ) -> Service:
+        """The service of ``provider(selected, missing)``."""
+        return self.handler.get_service(self.provider(selected, missing))
+
+    async def repository_service(
+        self,
+        repository: str,
+        selected: ProviderType | None = None,
+        missing: str = TOKEN_REQUIRED,
+    ) -> Service:
+        """The service for ``repository``: ``selected`` when given; with one token, its
+        provider; with several, the first that can read the repository (the first
+        provider when none can, so that its failure is the answer)."""
+        first = self.provider(selected, missing)
+        if selected is None and len(self.tokens) > 1:
             try:
-                await GitHubClient(self.tokens[candidate], self.github_api_url).get_repository(
-                    repository
-                )
-                return True
-            except (ProviderAuthError, ProviderRequestError):
-                continue
-        return False
+                found = await self.handler.verify_repo_provider(repository)
+            except AuthenticationError:
+                pass
+            else:
+                return self.service(found.git_provider, missing)
+        return self.handler.get_service(first)
+
+    async def installations(self, provider: ProviderType) -> list[str]:
+        """GitHub app installations or Bitbucket workspaces: 400 for a provider whose
+        service has none (GitLab), before its token is looked at."""
+        unsupported = PlainTextError(
+            f"Provider {provider.value} doesn't support installations", 400
+        )
+        service_class = self.handler.service_class_for_provider.get(provider)
+        if service_class is None or not issubclass(service_class, InstallationsService):
+            raise unsupported
+        service = self.service(provider)
+        if not isinstance(service, InstallationsService):
+            raise unsupported
+        return await service.get_installations()
+
+    async def suggested_tasks(self) -> list[SuggestedTask]:
+        """The tasks of every provider with a token, asked at once. A failing provider is
+        left out, unless all fail: then the first failure is the answer."""
+        if not self.tokens:
+            raise ProviderTokenRequiredError(NO_PROVIDERS)
+
+        async def tasks_of(provider: ProviderType) -> list[SuggestedTask] | Exception:
+            try:
+                return await self.service(provider, NO_PROVIDERS).get_suggested_tasks()
+            except _ONE_PROVIDER_FAILURES as failure:
+                logger.warning("No suggested tasks from %s: %s", provider.value, failure)
+                return failure
+
+        answers = await asyncio.gather(*(tasks_of(provider) for provider in self.tokens))
+        failures = [answer for answer in answers if isinstance(answer, Exception)]
+        if len(failures) == len(answers):
+            raise failures[0]
+        return [task for answer in answers if isinstance(answer, list) for task in answer]
+
+    async def can_read(self, repository: str, provider: ProviderType | None) -> bool:
+        """Whether a provider with a token (``provider`` asked first) can read
+        ``repository``."""
+        try:
+            await self.handler.verify_repo_provider(repository, provider)
+        except AuthenticationError:
+            return False
+        return True

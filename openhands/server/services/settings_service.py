@@ -14,6 +14,7 @@ from pydantic import SecretStr
 
 from openhands.core.config import OpenHandsConfig
 from openhands.integrations.provider import ProviderToken, ProviderType
+from openhands.integrations.utils import validate_provider_token
 from openhands.server.errors import (
     ErrorBodyError,
     InvalidProviderTokenError,
@@ -26,14 +27,12 @@ from openhands.server.models.settings import (
     ProviderTokensRequest,
     SettingsResponse,
 )
-from openhands.server.services.git_providers import GitHubClient, is_plausible_token
+from openhands.server.services.git_providers import is_plausible_token
 from openhands.server.user_auth.user_auth import UserAuth
 from openhands.storage.data_models.settings import Settings
 from openhands.storage.data_models.user_secrets import UserSecrets
 from openhands.storage.secrets.secrets_store import SecretsStore
 from openhands.storage.settings.settings_store import SettingsStore
-
-DEFAULT_GITHUB_API_URL = "https://api.github.com"
 
 
 async def store_llm_settings(settings: Settings, settings_store: SettingsStore) -> Settings:
@@ -81,18 +80,15 @@ def process_token_validation_result(
 
 
 async def _confirmed_type(
-    provider: ProviderType, token: ProviderToken, github_api_url: str
+    provider: ProviderType, token: ProviderToken, api_urls: Mapping[ProviderType, str] | None
 ) -> ProviderType | None:
-    secret = token.token.get_secret_value() if token.token else ""
-    if not is_plausible_token(secret):
+    """``provider`` when it accepts ``token`` (at the token's host), else None. Only the
+    provider the token is stored for is asked: the token is not shown to the others."""
+    if token.token is None or not is_plausible_token(token.token.get_secret_value()):
         return None
-    # Only GitHub tokens are checked with the provider (no other provider is reachable).
-    if (
-        provider is ProviderType.GITHUB
-        and not await GitHubClient(token, github_api_url).verify_token()
-    ):
-        return None
-    return provider
+    return await validate_provider_token(
+        token.token, token.host, providers=(provider,), api_urls=api_urls
+    )
 
 
 def _incoming_token(entry: ProviderTokenInput) -> ProviderToken:
@@ -102,15 +98,15 @@ def _incoming_token(entry: ProviderTokenInput) -> ProviderToken:
 async def check_provider_tokens(
     incoming_provider_tokens: ProviderTokensRequest,
     existing_provider_tokens: Mapping[ProviderType, ProviderToken] | None,
-    github_api_url: str = DEFAULT_GITHUB_API_URL,
+    api_urls: Mapping[ProviderType, str] | None = None,
 ) -> str:
     """'' when every incoming token may be stored, else the error text of the first one
     that may not. An empty incoming token keeps the stored one (``existing_provider_tokens``)
-    and is not checked."""
+    and is not checked. ``api_urls``: the providers' API roots (``ProviderHandler``)."""
     for provider, entry in incoming_provider_tokens.provider_tokens.items():
         if not entry.token:
             continue
-        confirmed = await _confirmed_type(provider, _incoming_token(entry), github_api_url)
+        confirmed = await _confirmed_type(provider, _incoming_token(entry), api_urls)
         message = process_token_validation_result(confirmed, provider)
         if message:
             return message
@@ -118,10 +114,15 @@ async def check_provider_tokens(
 
 
 class SettingsService:
-    def __init__(self, config: OpenHandsConfig, user_auth: UserAuth, github_api_url: str) -> None:
+    def __init__(
+        self,
+        config: OpenHandsConfig,
+        user_auth: UserAuth,
+        api_urls: Mapping[ProviderType, str] | None = None,
+    ) -> None:
         self.config = config
         self.user_auth = user_auth
-        self.github_api_url = github_api_url
+        self.api_urls = dict(api_urls or {})
 
     async def _secrets(self) -> UserSecrets:
         return await self.user_auth.get_user_secrets() or UserSecrets()
@@ -195,7 +196,7 @@ class SettingsService:
 
     async def store_provider_tokens(self, request: ProviderTokensRequest) -> None:
         secrets = await self._secrets()
-        message = await check_provider_tokens(request, secrets.provider_tokens, self.github_api_url)
+        message = await check_provider_tokens(request, secrets.provider_tokens, self.api_urls)
         if message:
             raise ErrorBodyError(message, 401)
         incoming = {

@@ -1,38 +1,18 @@
-"""First messages written for suggested tasks and microagent creation. Pure."""
+"""First messages of conversations started from a suggested task or to create a microagent."""
 
 from __future__ import annotations
 
-from openhands.server.models.conversation import CreateMicroagent, SuggestedTask
-
-_TASK_PROMPTS = {
-    "MERGE_CONFLICTS": (
-        "Pull request #{number} in {repo} ({title}) has merge conflicts. Check out its branch, "
-        "resolve the conflicts with the base branch, make sure the tests still pass, and push."
-    ),
-    "FAILING_CHECKS": (
-        "Pull request #{number} in {repo} ({title}) has failing checks. Check out its branch, "
-        "find out why the checks fail, fix the problems, and push the fix."
-    ),
-    "UNRESOLVED_COMMENTS": (
-        "Pull request #{number} in {repo} ({title}) has unresolved review comments. Check out "
-        "its branch, address each comment, and push the changes."
-    ),
-    "OPEN_ISSUE": (
-        "Issue #{number} in {repo} is open: {title}. Read the issue, implement a fix on a new "
-        "branch, add tests where it makes sense, and open a pull request."
-    ),
-    "OPEN_PR": (
-        "Pull request #{number} in {repo} ({title}) is open. Review it, check that it builds "
-        "and its tests pass, and fix what is missing."
-    ),
-}
+from openhands.integrations.service_types import CreateMicroagent, SuggestedTask
+from openhands.server.errors import PlainTextError
 
 
 def suggested_task_prompt(task: SuggestedTask) -> str:
-    template = _TASK_PROMPTS.get(
-        task.task_type, "Work on #{number} in {repo}: {title}. Explain what you changed."
-    )
-    return template.format(number=task.issue_number, repo=task.repo, title=task.title)
+    """The task's own prompt (``SuggestedTask.get_prompt_for_task``); 400 for a provider
+    that has no wording for it."""
+    try:
+        return task.get_prompt_for_task()
+    except ValueError as error:
+        raise PlainTextError(str(error), 400) from error
 
 
 def create_microagent_prompt(request: CreateMicroagent, user_message: str | None) -> str:

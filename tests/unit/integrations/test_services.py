@@ -130,7 +130,8 @@ async def test_github_suggested_tasks(api: StandInAPI) -> None:
     api.add("/api/v3/search/issues", {"items": [pr]})
     api.add("/api/v3/repos/o/r/pulls/5", {"state": "open", "mergeable_state": "dirty"})
     tasks = await _github(api).get_suggested_tasks()
-    # The stand-in answers both searches with the PR list; the PR has merge conflicts.
+    # No GraphQL route (404): the REST path. The stand-in answers both searches with the PR
+    # list; the PR has merge conflicts. (test_suggested_tasks.py covers GraphQL.)
     assert tasks[0].task_type is TaskType.MERGE_CONFLICTS
     assert tasks[1].task_type is TaskType.OPEN_ISSUE
     assert tasks[0].repo == "o/r" and tasks[0].issue_number == 5

@@ -288,3 +288,51 @@ async def test_remember_prompt(harness, scripted_llm) -> None:
     assert response.json() == {"status": "success", "prompt": "Run make lint before committing."}
     sent = [str(r.messages[-1]["content"]) for r in scripted_llm.completion_requests]
     assert any("<update_prompt>" in p and "use ruff" in p for p in sent)
+
+
+async def test_create_from_a_suggested_task(harness) -> None:
+    """The first message is the task's own prompt (SuggestedTask.get_prompt_for_task)."""
+    from openhands.integrations.service_types import ProviderType, SuggestedTask, TaskType
+
+    await harness.store_settings()
+    task = {
+        "git_provider": "gitlab",
+        "task_type": "FAILING_CHECKS",
+        "repo": "o/r",
+        "issue_number": 7,
+        "title": "Fix CI",
+    }
+    response = await harness.client.post("/api/conversations", json={"suggested_task": task})
+    assert response.status_code == 200
+    conversation_id = response.json()["conversation_id"]
+    assert metadata_file(harness, conversation_id)["trigger"] == "suggested_task"
+    expected = SuggestedTask(
+        git_provider=ProviderType.GITLAB,
+        task_type=TaskType.FAILING_CHECKS,
+        repo="o/r",
+        issue_number=7,
+        title="Fix CI",
+    ).get_prompt_for_task()
+    assert "Merge Request" in expected  # the provider's wording
+
+    async def first_message() -> bool:
+        events = (
+            await harness.client.get(f"/api/conversations/{conversation_id}/events?limit=100")
+        ).json()["events"]
+        return any(e.get("source") == "user" and e.get("message") == expected for e in events)
+
+    for _ in range(200):
+        if await first_message():
+            break
+        await asyncio.sleep(0.02)
+    assert await first_message()
+
+    unknown_type = await harness.client.post(
+        "/api/conversations", json={"suggested_task": {**task, "task_type": "DO_SOMETHING"}}
+    )
+    assert unknown_type.status_code == 422
+    no_wording = await harness.client.post(
+        "/api/conversations", json={"suggested_task": {**task, "git_provider": "enterprise_sso"}}
+    )
+    assert no_wording.status_code == 400
+    assert "enterprise_sso" in no_wording.json()
