@@ -60,6 +60,7 @@ async def test_model_list_does_not_block_the_event_loop(harness, monkeypatch) ->
 
     monkeypatch.setattr(public, "litellm_models", slow_models)
     public.model_list.cache_clear()  # the sorted answer is cached too
+    public.models_body.cache_clear()  # and so is its JSON
     try:
         models = asyncio.create_task(harness.client.get("/api/options/models"))
         await asyncio.sleep(0.05)
@@ -69,6 +70,7 @@ async def test_model_list_does_not_block_the_event_loop(harness, monkeypatch) ->
         assert "openai/gpt-4o" in (await models).json()
     finally:
         public.model_list.cache_clear()  # not the fake list for the tests after this one
+        public.models_body.cache_clear()
 
 
 async def test_custom_agents_of_the_config_are_listed(
