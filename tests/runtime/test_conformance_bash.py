@@ -63,6 +63,22 @@ def test_state_persists_across_actions(sandbox: Sandbox, test_dir: str) -> None:
     assert sandbox.sh("echo $CONFORMANCE_X").content == "1"
 
 
+def test_metadata_python_is_what_which_finds(sandbox: Sandbox, test_dir: str) -> None:
+    """The prompt's py_interpreter_path (computed without forking) is what ``which python``
+    answers in the same shell, also after PATH changes (a virtualenv, say)."""
+    found = sandbox.sh("which python").content
+    assert found and sandbox.sh("echo hi").metadata.py_interpreter_path == found
+    sandbox.sh(f"mkdir -p {test_dir}/bin && printf '#!/bin/sh\n' > {test_dir}/bin/python")
+    sandbox.sh(f"chmod +x {test_dir}/bin/python")
+    original_path = sandbox.sh('echo "$PATH"').content
+    try:
+        moved = cmd(sandbox.run(f'export PATH="{test_dir}/bin:$PATH"'))
+        assert moved.metadata.py_interpreter_path == f"{test_dir}/bin/python"
+        assert sandbox.sh("which python").content == f"{test_dir}/bin/python"
+    finally:
+        sandbox.sh(f'export PATH="{original_path}"')
+
+
 def test_bash_runs_as_the_sandbox_user(sandbox: Sandbox) -> None:
     obs = sandbox.sh('whoami && echo "$HOME" && id -u')
     assert obs.content.split("\n") == [sandbox.user, sandbox.home, str(sandbox.uid)]
