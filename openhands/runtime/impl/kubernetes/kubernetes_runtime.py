@@ -1,5 +1,10 @@
 """KubernetesRuntime: each conversation's sandbox as Kubernetes objects (remote-runtime.md §11).
 
+This module is the runtime's lifecycle: create or find the objects, wait until the pod is
+ready, send actions, close and delete. The objects' manifests are built in ``manifests``,
+cluster credentials and clean-up live in ``cluster``; their public names (``POD_NAME_PREFIX``,
+``POD_LABEL``, ``pod_name``, ``parse_tolerations``, ``ClusterAccess``, …) are re-exported here.
+
 For a session ``sid`` the runtime makes, in one namespace (``[kubernetes] namespace``), all
 labelled ``app=openhands-runtime, session=<sid>``:
 
@@ -34,23 +39,18 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import os
 import secrets
 import socket
-import ssl
 import threading
 import time
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, ClassVar, NoReturn, TypeVar, Unpack
 from uuid import UUID
 
 import httpx
 import urllib3
-import yaml
 from kubernetes import client as k8s
-from kubernetes import config as k8s_config
 from kubernetes.client.exceptions import ApiException
-from kubernetes.config.config_exception import ConfigException
 
 from openhands.core.config import KubernetesConfig, OpenHandsConfig
 from openhands.core.exceptions import (
@@ -66,6 +66,31 @@ from openhands.runtime.impl.action_execution.action_execution_client import (
     ActionExecutionHTTPError,
     RequestOptions,
 )
+from openhands.runtime.impl.kubernetes.cluster import (
+    DELETE_GRACE_SECONDS,
+    ApiServerAuth,
+    ClusterAccess,
+    api_server_tls,
+    describe_api_error,
+)
+from openhands.runtime.impl.kubernetes.manifests import (
+    APP_PORTS,
+    CODE_DIR,
+    CONTAINER_NAME,
+    EXECUTION_SERVER_PORT,
+    POD_LABEL,
+    POD_NAME_PREFIX,
+    SESSION_KEY_ENV,
+    SESSION_KEY_FIELD,
+    SESSION_KEY_SECRET_SUFFIX,
+    VSCODE_PORT,
+    WORKSPACE_VOLUME,
+    SessionNames,
+    SessionObjects,
+    parse_tolerations,
+    pod_name,
+    session_labels,
+)
 from openhands.runtime.plugins.requirement import PluginRequirement
 from openhands.runtime.runtime_status import RuntimeStatus
 from openhands.runtime.utils.command import (
@@ -77,20 +102,30 @@ from openhands.utils.shutdown_listener import add_shutdown_listener, sleep_if_sh
 if TYPE_CHECKING:
     from openhands.llm.llm_registry import LLMRegistry
 
-POD_NAME_PREFIX = "openhands-runtime-"
-POD_LABEL = "openhands-runtime"
-CODE_DIR = "/openhands/code/"
-EXECUTION_SERVER_PORT = 8080
-VSCODE_PORT = 8081
-APP_PORTS = (30082, 30083)
-WORKSPACE_VOLUME = "workspace-volume"
-CONTAINER_NAME = "runtime"
-# The Secret that carries the session API key, and its key.
-SESSION_KEY_SECRET_SUFFIX = "-session-key"
-SESSION_KEY_FIELD = "session-api-key"
-SESSION_KEY_ENV = "SESSION_API_KEY"
-# Seconds a deleted pod gets to stop its server before it is killed.
-DELETE_GRACE_SECONDS = 5
+# Re-exported: the names and manifests' constants are part of this module's public API.
+__all__ = [
+    "APP_PORTS",
+    "CODE_DIR",
+    "CONTAINER_NAME",
+    "DELETE_GRACE_SECONDS",
+    "ENDED_PHASES",
+    "EXECUTION_SERVER_PORT",
+    "POD_LABEL",
+    "POD_NAME_PREFIX",
+    "SESSION_KEY_ENV",
+    "SESSION_KEY_FIELD",
+    "SESSION_KEY_SECRET_SUFFIX",
+    "VSCODE_PORT",
+    "WORKSPACE_VOLUME",
+    "ClusterAccess",
+    "KubernetesRuntime",
+    "PodEndedError",
+    "PodNotReadyError",
+    "describe_api_error",
+    "parse_tolerations",
+    "pod_name",
+    "session_labels",
+]
 
 # Phases a pod with restart policy Never does not leave.
 ENDED_PHASES = ("Failed", "Succeeded")
@@ -104,172 +139,6 @@ class PodNotReadyError(Exception):
 
 class PodEndedError(PodNotReadyError):
     """The pod stopped for good (``Failed``/``Succeeded``, restart policy ``Never``)."""
-
-
-def pod_name(sid: str) -> str:
-    return f"{POD_NAME_PREFIX}{sid}"
-
-
-def session_labels(sid: str) -> dict[str, str]:
-    return {"app": POD_LABEL, "session": sid}
-
-
-def describe_api_error(error: Exception) -> str:
-    """A one-line account of an API error (status, reason and the Status message)."""
-    if not isinstance(error, ApiException):
-        return f"{type(error).__name__}: {error}"
-    message = ""
-    if error.body:
-        try:
-            status = k8s.V1Status.from_json(str(error.body))
-        except ValueError:
-            status = None
-        message = (status.message if status is not None else None) or str(error.body)[:200]
-    text = f"({error.status}) {error.reason}"
-    return f"{text}: {message}" if message else text
-
-
-def parse_tolerations(text: str | None) -> list[k8s.V1Toleration] | None:
-    """``[kubernetes] tolerations_yaml`` as tolerations; None (logged) unless a valid list."""
-    if not text:
-        return None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        logger.error("Ignoring tolerations_yaml: not valid YAML: %s", e)
-        return None
-    if not isinstance(data, list):
-        logger.error("Ignoring tolerations_yaml: a YAML list is required, got %r", data)
-        return None
-    tolerations: list[k8s.V1Toleration] = []
-    for item in data:
-        if not isinstance(item, dict):
-            logger.error("Ignoring tolerations_yaml: %r is not a toleration object", item)
-            return None
-        try:
-            toleration = k8s.V1Toleration.from_dict(item)
-        except ValueError as e:  # pydantic's ValidationError is a ValueError
-            logger.error("Ignoring tolerations_yaml: bad toleration %r: %s", item, e)
-            return None
-        if toleration is not None:
-            tolerations.append(toleration)
-    return tolerations
-
-
-class _ApiServerAuth(httpx.Auth):
-    """The API server's credentials (bearer token) on requests through its service proxy.
-
-    Asked of the kubernetes Configuration on every request, so a token it refreshes (exec
-    plugins, rotated service account tokens) is used once renewed.
-    """
-
-    def __init__(self, configuration: k8s.Configuration) -> None:
-        self._configuration = configuration
-
-    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
-        bearer = self._configuration.auth_settings().get("BearerToken")
-        if bearer is not None and bearer["in"] == "header" and bearer["value"]:
-            request.headers[bearer["key"]] = bearer["value"]
-        yield request
-
-
-def _api_server_tls(configuration: k8s.Configuration) -> ssl.SSLContext:
-    """TLS towards the API server as the kubeconfig says: its CA, a client certificate."""
-    context = ssl.create_default_context(cafile=configuration.ssl_ca_cert or None)
-    if not configuration.verify_ssl:
-        context.check_hostname = False
-        context.verify_mode = ssl.CERT_NONE
-    if configuration.cert_file:
-        context.load_cert_chain(configuration.cert_file, configuration.key_file or None)
-    return context
-
-
-class ClusterAccess:
-    """The loaded cluster configuration and the API objects made from it."""
-
-    def __init__(self, configuration: k8s.Configuration, in_cluster: bool) -> None:
-        self.configuration = configuration
-        self.in_cluster = in_cluster
-        self.api_client = k8s.ApiClient(configuration)
-        self.core = k8s.CoreV1Api(self.api_client)
-        self.networking = k8s.NetworkingV1Api(self.api_client)
-
-    @classmethod
-    def load(cls) -> ClusterAccess:
-        """In-cluster credentials when this process runs in a pod, else the kubeconfig."""
-        configuration = k8s.Configuration()
-        try:
-            k8s_config.load_incluster_config(client_configuration=configuration)
-            return cls(configuration, in_cluster=True)
-        except ConfigException as in_cluster_error:
-            kubeconfig = os.environ.get("KUBECONFIG") or os.path.expanduser("~/.kube/config")
-            try:
-                k8s_config.load_kube_config(
-                    config_file=kubeconfig, client_configuration=configuration
-                )
-            except (ConfigException, OSError) as error:
-                raise AgentRuntimeError(
-                    "No Kubernetes cluster to use: this process is not in a cluster "
-                    f"({in_cluster_error}) and the kubeconfig {kubeconfig} is not usable "
-                    f"({error})"
-                ) from error
-            return cls(configuration, in_cluster=False)
-
-    def close(self) -> None:
-        self.api_client.close()
-
-    def delete_session(self, namespace: str, sid: str, remove_pvc: bool) -> None:
-        """Delete the pod, services, ingress and session key Secret of ``sid`` (and its PVC
-        when ``remove_pvc``). Missing objects are fine; other errors are logged."""
-        name = pod_name(sid)
-        deletions: list[tuple[str, Callable[[], object]]] = [
-            (
-                f"pod {name}",
-                lambda: self.core.delete_namespaced_pod(
-                    name,
-                    namespace,
-                    body=k8s.V1DeleteOptions(grace_period_seconds=DELETE_GRACE_SECONDS),
-                ),
-            ),
-            (
-                f"service {name}-svc",
-                lambda: self.core.delete_namespaced_service(f"{name}-svc", namespace),
-            ),
-            (
-                f"service {name}-svc-code",
-                lambda: self.core.delete_namespaced_service(f"{name}-svc-code", namespace),
-            ),
-            (
-                f"ingress {name}-ingress-code",
-                lambda: self.networking.delete_namespaced_ingress(
-                    f"{name}-ingress-code", namespace
-                ),
-            ),
-            (
-                f"secret {name}{SESSION_KEY_SECRET_SUFFIX}",
-                lambda: self.core.delete_namespaced_secret(
-                    f"{name}{SESSION_KEY_SECRET_SUFFIX}", namespace
-                ),
-            ),
-        ]
-        if remove_pvc:
-            deletions.append(
-                (
-                    f"persistent volume claim {name}-pvc",
-                    lambda: self.core.delete_namespaced_persistent_volume_claim(
-                        f"{name}-pvc", namespace
-                    ),
-                )
-            )
-        for what, delete in deletions:
-            try:
-                delete()
-                logger.info("Deleted %s in namespace %s", what, namespace)
-            except ApiException as e:
-                if e.status != 404:
-                    logger.error("Could not delete %s: %s", what, describe_api_error(e))
-            except urllib3.exceptions.HTTPError as e:
-                logger.error("Could not delete %s: %s", what, e)
 
 
 class KubernetesRuntime(ActionExecutionClient):
@@ -323,7 +192,8 @@ class KubernetesRuntime(ActionExecutionClient):
         self.k8s_config: KubernetesConfig = self.config.kubernetes
         KubernetesRuntime._kubernetes_config = self.k8s_config
         self.namespace = self.k8s_config.namespace
-        self.pod_name = pod_name(sid)
+        self.object_names = SessionNames(sid=sid, namespace=self.namespace)
+        self.pod_name = self.object_names.pod
         sandbox = self.config.sandbox
         self.pod_image = sandbox.runtime_container_image or sandbox.base_container_image
         try:
@@ -333,14 +203,10 @@ class KubernetesRuntime(ActionExecutionClient):
             raise
         self._connect_started = False
         if self._cluster.in_cluster:
-            self._server_url = (
-                f"http://{self.pod_name}-svc.{self.namespace}.svc.cluster.local:{self.port}"
-            )
+            self._server_url = self.object_names.service_url(self.port)
         else:
-            host = self._cluster.configuration.host.rstrip("/")
-            self._server_url = (
-                f"{host}/api/v1/namespaces/{self.namespace}/services/"
-                f"{self.pod_name}-svc:{self.port}/proxy"
+            self._server_url = self.object_names.proxy_url(
+                self._cluster.configuration.host, self.port
             )
             self._use_api_server_credentials()
         self._register_shutdown_listener()
@@ -351,9 +217,9 @@ class KubernetesRuntime(ActionExecutionClient):
         self._http.close()
         self._http = httpx.Client(
             timeout=timeout,
-            auth=_ApiServerAuth(self._cluster.configuration),
+            auth=ApiServerAuth(self._cluster.configuration),
             transport=httpx.HTTPTransport(
-                verify=_api_server_tls(self._cluster.configuration),
+                verify=api_server_tls(self._cluster.configuration),
                 socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)],
             ),
         )
@@ -362,36 +228,36 @@ class KubernetesRuntime(ActionExecutionClient):
 
     @property
     def labels(self) -> dict[str, str]:
-        return session_labels(self.sid)
+        return self.object_names.labels
 
     @property
     def pvc_name(self) -> str:
-        return f"{self.pod_name}-pvc"
+        return self.object_names.pvc
 
     @property
     def service_name(self) -> str:
-        return f"{self.pod_name}-svc"
+        return self.object_names.service
 
     @property
     def vscode_service_name(self) -> str:
-        return f"{self.pod_name}-svc-code"
+        return self.object_names.vscode_service
 
     @property
     def ingress_name(self) -> str:
-        return f"{self.pod_name}-ingress-code"
+        return self.object_names.ingress
 
     @property
     def tls_secret_name(self) -> str:
         """A name helper of the reference; no such Secret is ever created."""
-        return f"{self.pod_name}-tls-secret"
+        return self.object_names.tls_secret
 
     @property
     def session_key_secret_name(self) -> str:
-        return f"{self.pod_name}{SESSION_KEY_SECRET_SUFFIX}"
+        return self.object_names.session_key_secret
 
     @property
     def ingress_host(self) -> str:
-        return f"{self.sid}.{self.k8s_config.ingress_domain}"
+        return self.object_names.ingress_host(self.k8s_config.ingress_domain)
 
     @property
     def action_execution_server_url(self) -> str:
@@ -552,25 +418,53 @@ class KubernetesRuntime(ActionExecutionClient):
 
     # --- creating the objects --------------------------------------------------------------
 
+    def _session_objects(self) -> SessionObjects:
+        """This session's objects as the config says now."""
+        return SessionObjects(
+            names=self.object_names,
+            settings=self.k8s_config,
+            image=self.pod_image,
+            port=self.port,
+            command=tuple(
+                get_action_execution_server_startup_command(
+                    self.port,
+                    self.plugins,
+                    self.config,
+                    # Root, so that VS Code (root too) can edit every file of the workspace.
+                    override_user_id=0,
+                    override_username="root",
+                    python_executable=SANDBOX_PYTHON,
+                )
+            ),
+            workspace_mount_path=self.config.workspace_mount_path_in_sandbox,
+            startup_env=dict(self.config.sandbox.runtime_startup_env_vars),
+            debug=self.config.debug,
+            vscode_enabled=self._vscode_enabled,
+        )
+
+    def _pod(self) -> k8s.V1Pod:
+        return self._session_objects().pod()
+
     def _create_objects(self) -> None:
         """PVC (if missing), session key Secret, pod, services, ingress — in that order."""
         core = self._cluster.core
+        objects = self._session_objects()
         try:
             if not self._exists(
                 lambda: core.read_namespaced_persistent_volume_claim(self.pvc_name, self.namespace)
             ):
-                core.create_namespaced_persistent_volume_claim(self.namespace, self._pvc())
-            self._store_session_key()
-            core.create_namespaced_pod(self.namespace, self._pod())
+                core.create_namespaced_persistent_volume_claim(self.namespace, objects.pvc())
+            self._store_session_key(objects)
+            core.create_namespaced_pod(self.namespace, objects.pod())
             self._create_unless_exists(
-                lambda: core.create_namespaced_service(self.namespace, self._action_service())
+                lambda: core.create_namespaced_service(self.namespace, objects.action_service())
             )
             self._create_unless_exists(
-                lambda: core.create_namespaced_service(self.namespace, self._vscode_service())
+                lambda: core.create_namespaced_service(self.namespace, objects.vscode_service())
             )
             self._create_unless_exists(
                 lambda: self._cluster.networking.create_namespaced_ingress(
-                    self.namespace, self._ingress()
+                    self.namespace, objects.ingress()
                 )
             )
         except (ApiException, urllib3.exceptions.HTTPError) as e:
@@ -599,14 +493,10 @@ class KubernetesRuntime(ActionExecutionClient):
             if e.status != 409:
                 raise
 
-    def _store_session_key(self) -> None:
+    def _store_session_key(self, objects: SessionObjects) -> None:
         """A fresh session API key in this pod's Secret (replacing one left from before)."""
         key = secrets.token_urlsafe(32)
-        body = k8s.V1Secret(
-            metadata=k8s.V1ObjectMeta(name=self.session_key_secret_name, labels=self.labels),
-            type="Opaque",
-            string_data={SESSION_KEY_FIELD: key},
-        )
+        body = objects.session_key_secret(key)
         try:
             self._cluster.core.create_namespaced_secret(self.namespace, body)
         except ApiException as e:
@@ -633,172 +523,6 @@ class KubernetesRuntime(ActionExecutionClient):
             return None
         raw = value if isinstance(value, bytes) else value.encode()
         return base64.b64decode(raw).decode()
-
-    def _pvc(self) -> k8s.V1PersistentVolumeClaim:
-        return k8s.V1PersistentVolumeClaim(
-            api_version="v1",
-            kind="PersistentVolumeClaim",
-            metadata=k8s.V1ObjectMeta(name=self.pvc_name, labels=self.labels),
-            spec=k8s.V1PersistentVolumeClaimSpec(
-                access_modes=["ReadWriteOnce"],
-                resources=k8s.V1VolumeResourceRequirements(
-                    requests={"storage": self.k8s_config.pvc_storage_size}
-                ),
-                storage_class_name=self.k8s_config.pvc_storage_class,
-            ),
-        )
-
-    def _environment(self) -> list[k8s.V1EnvVar]:
-        values = {
-            "port": str(self.port),
-            "PYTHONUNBUFFERED": "1",
-            "VSCODE_PORT": str(VSCODE_PORT),
-        }
-        if self.config.debug or os.environ.get("DEBUG", "").lower() == "true":
-            values["DEBUG"] = "true"
-        values.update(self.config.sandbox.runtime_startup_env_vars)
-        values.pop(SESSION_KEY_ENV, None)
-        env = [k8s.V1EnvVar(name=name, value=value) for name, value in values.items()]
-        env.append(
-            k8s.V1EnvVar(
-                name=SESSION_KEY_ENV,
-                value_from=k8s.V1EnvVarSource(
-                    secret_key_ref=k8s.V1SecretKeySelector(
-                        name=self.session_key_secret_name, key=SESSION_KEY_FIELD
-                    )
-                ),
-            )
-        )
-        return env
-
-    def _pod(self) -> k8s.V1Pod:
-        command = get_action_execution_server_startup_command(
-            self.port,
-            self.plugins,
-            self.config,
-            # Root, so that VS Code (root too) can edit every file of the workspace.
-            override_user_id=0,
-            override_username="root",
-            python_executable=SANDBOX_PYTHON,
-        )
-        ports = [k8s.V1ContainerPort(container_port=self.port, name="http")]
-        if self._vscode_enabled:
-            ports.append(k8s.V1ContainerPort(container_port=VSCODE_PORT, name="vscode"))
-        ports += [k8s.V1ContainerPort(container_port=port) for port in APP_PORTS]
-        settings = self.k8s_config
-        container = k8s.V1Container(
-            name=CONTAINER_NAME,
-            image=self.pod_image,
-            command=command,
-            working_dir=CODE_DIR,
-            env=self._environment(),
-            ports=ports,
-            volume_mounts=[
-                k8s.V1VolumeMount(
-                    name=WORKSPACE_VOLUME, mount_path=self.config.workspace_mount_path_in_sandbox
-                )
-            ],
-            resources=k8s.V1ResourceRequirements(
-                limits={"memory": settings.resource_memory_limit},
-                requests={
-                    "cpu": settings.resource_cpu_request,
-                    "memory": settings.resource_memory_request,
-                },
-            ),
-            readiness_probe=k8s.V1Probe(
-                http_get=k8s.V1HTTPGetAction(path="/alive", port=self.port),
-                initial_delay_seconds=5,
-                period_seconds=10,
-                timeout_seconds=5,
-                success_threshold=1,
-                failure_threshold=3,
-            ),
-            security_context=k8s.V1SecurityContext(privileged=settings.privileged),
-        )
-        spec = k8s.V1PodSpec(
-            containers=[container],
-            restart_policy="Never",
-            volumes=[
-                k8s.V1Volume(
-                    name=WORKSPACE_VOLUME,
-                    persistent_volume_claim=k8s.V1PersistentVolumeClaimVolumeSource(
-                        claim_name=self.pvc_name
-                    ),
-                )
-            ],
-        )
-        if settings.image_pull_secret:
-            spec.image_pull_secrets = [k8s.V1LocalObjectReference(name=settings.image_pull_secret)]
-        if settings.node_selector_key and settings.node_selector_val:
-            spec.node_selector = {settings.node_selector_key: settings.node_selector_val}
-        tolerations = parse_tolerations(settings.tolerations_yaml)
-        if tolerations:
-            spec.tolerations = tolerations
-        return k8s.V1Pod(
-            api_version="v1",
-            kind="Pod",
-            metadata=k8s.V1ObjectMeta(name=self.pod_name, labels=self.labels),
-            spec=spec,
-        )
-
-    def _service(self, name: str, ports: list[k8s.V1ServicePort]) -> k8s.V1Service:
-        return k8s.V1Service(
-            api_version="v1",
-            kind="Service",
-            metadata=k8s.V1ObjectMeta(name=name, labels=self.labels),
-            spec=k8s.V1ServiceSpec(type="ClusterIP", selector=self.labels, ports=ports),
-        )
-
-    def _action_service(self) -> k8s.V1Service:
-        ports = [k8s.V1ServicePort(name="execution-server", port=self.port, target_port="http")]
-        ports += [
-            k8s.V1ServicePort(name=f"app-{port}", port=port, target_port=port) for port in APP_PORTS
-        ]
-        return self._service(self.service_name, ports)
-
-    def _vscode_service(self) -> k8s.V1Service:
-        return self._service(
-            self.vscode_service_name,
-            [k8s.V1ServicePort(name="code", port=VSCODE_PORT, target_port="vscode")],
-        )
-
-    def _ingress(self) -> k8s.V1Ingress:
-        host = self.ingress_host
-        spec = k8s.V1IngressSpec(
-            rules=[
-                k8s.V1IngressRule(
-                    host=host,
-                    http=k8s.V1HTTPIngressRuleValue(
-                        paths=[
-                            k8s.V1HTTPIngressPath(
-                                path="/",
-                                path_type="Prefix",
-                                backend=k8s.V1IngressBackend(
-                                    service=k8s.V1IngressServiceBackend(
-                                        name=self.vscode_service_name,
-                                        port=k8s.V1ServiceBackendPort(number=VSCODE_PORT),
-                                    )
-                                ),
-                            )
-                        ]
-                    ),
-                )
-            ]
-        )
-        if self.k8s_config.ingress_tls_secret:
-            spec.tls = [
-                k8s.V1IngressTLS(hosts=[host], secret_name=self.k8s_config.ingress_tls_secret)
-            ]
-        return k8s.V1Ingress(
-            api_version="networking.k8s.io/v1",
-            kind="Ingress",
-            metadata=k8s.V1ObjectMeta(
-                name=self.ingress_name,
-                labels=self.labels,
-                annotations={"external-dns.alpha.kubernetes.io/hostname": host},
-            ),
-            spec=spec,
-        )
 
     # --- while actions run ------------------------------------------------------------------
 
