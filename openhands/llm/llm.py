@@ -42,12 +42,15 @@ from openhands.llm.model_info import (
     resolve_max_input_tokens,
     resolve_max_output_tokens,
 )
+from openhands.llm.openai_body import install as install_openai_body_fast_path
 from openhands.llm.retry_mixin import RetryListener, RetryMixin
 
 # LiteLLM prints a "give feedback" banner on every exception unless told not to.
 litellm.suppress_debug_info = True
 # ... except with DEBUG_LLM, which also turns LiteLLM's verbose logging on (secrets masked).
 enable_litellm_debug_logging()
+# Chat bodies of plain JSON skip the OpenAI SDK's type walk (openai_body.py explains).
+install_openai_body_fast_path()
 
 FORCE_VISION_ENV = "OPENHANDS_FORCE_VISION"
 _TRUE = frozenset({"1", "true", "yes", "on"})
