@@ -58,7 +58,12 @@ async def send_to_connection(
     if eio_sid is None:
         return  # the socket is already gone
     for count, payload in enumerate(payloads, 1):
-        packet = sio.packet_class(socketio.packet.EVENT, namespace="/", data=[OH_EVENT, payload])
+        # binary=False: payloads are JSON objects (events as serialized for the wire), never
+        # bytes; without it the packet walks every payload looking for binary parts, which
+        # was half the cost of sending a replay.
+        packet = sio.packet_class(
+            socketio.packet.EVENT, namespace="/", data=[OH_EVENT, payload], binary=False
+        )
         encoded = packet.encode()
         for part in encoded if isinstance(encoded, list) else [encoded]:
             await sio.eio.send(eio_sid, part)
