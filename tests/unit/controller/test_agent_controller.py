@@ -520,12 +520,13 @@ def test_close_stops_and_unsubscribes(world: World) -> None:
 def test_resume_after_the_step_finished_while_paused_continues(world: World) -> None:
     """The observation of the running step arrives while paused; Resume must go on (the
     reference left the agent idle until some other event came)."""
-    import time
+    import threading
 
     original_run = world.runtime._run
+    paused = threading.Event()
 
-    def slow_run(action):  # the command takes a while, like `sleep 8`
-        time.sleep(0.4)
+    def slow_run(action):  # the command (like `sleep 8`) ends only once the agent is paused
+        assert paused.wait(30), "the agent was never paused"
         return original_run(action)
 
     world.runtime._run = slow_run  # type: ignore[method-assign]
@@ -534,6 +535,7 @@ def test_resume_after_the_step_finished_while_paused_continues(world: World) -> 
     wait_until(lambda: len(world.runtime.received) == 1)
     world.user_sets_state(AgentState.PAUSED)
     world.wait_for_state(AgentState.PAUSED)
+    paused.set()
     wait_until(
         lambda: any(e.observation == "run" for e in world.events() if hasattr(e, "observation"))
     )

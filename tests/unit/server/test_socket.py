@@ -296,7 +296,8 @@ async def test_concurrent_writer_during_connect(live_server, recorders) -> None:
     await asyncio.sleep(0.2)
     stop.set()
     await task
-    await asyncio.sleep(0.5)
+    last_id = stream.get_latest_event_id()
+    await client.wait_for(lambda e: e.get("id") == last_id)
     stored = (
         await harness.client.get(f"/api/conversations/{conversation_id}/events?limit=100")
     ).json()
