@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from typing import Annotated
 
 from fastapi import Depends, Header, Path, Request
 
 from openhands.integrations.provider import ProviderToken, ProviderType
-from openhands.server.app_services import AppServices
+from openhands.server.app_services import AppServices, running_services
 from openhands.server.errors import ConversationNotFoundError, NotAuthenticatedError
 from openhands.server.services.conversation_ids import check_conversation_id
 from openhands.server.services.conversation_service import ConversationService
@@ -19,9 +20,36 @@ from openhands.server.user_auth.user_auth import UserAuth
 
 SESSION_API_KEY_HEADER = "X-Session-API-Key"
 
+# The reference's module constant: env ``SESSION_API_KEY`` as read at import (None when
+# unset or empty). Kept for code that reads or patches it; the key a running app enforces
+# is its own server config's (``AppServices.session_key_ok``), so replacing this value
+# never turns the check off.
+_SESSION_API_KEY: str | None = os.environ.get("SESSION_API_KEY") or None
 
-def get_services(request: Request) -> AppServices:
-    return request.app.state.services  # type: ignore[no-any-return]
+
+_process_services: list[AppServices] = []
+
+
+async def get_services(request: Request) -> AppServices:
+    """The services of the app serving ``request``. A router mounted in an app that did
+    not build services (the reference's routers are plain module-level routers) gets the
+    app running in this process, else one process-wide set built on first use from
+    ``config.toml`` + environment (``openhands.server.shared``). The guards of each router
+    (session key, caller) apply the same either way."""
+    services: AppServices | None = getattr(request.app.state, "services", None)
+    if services is not None:
+        return services
+    running = running_services()
+    if running is not None:
+        return running
+    if not _process_services:
+        from openhands.server import shared
+        from openhands.server.app import build_services
+
+        built = await build_services(shared.config, shared.server_config, shared.sio)
+        if not _process_services:
+            _process_services.append(built)
+    return _process_services[0]
 
 
 Services = Annotated[AppServices, Depends(get_services)]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from typing import TYPE_CHECKING, Any
 
 from openhands.server.services.workspace import FILES_TO_IGNORE, extension_allowed
@@ -78,7 +79,12 @@ def __getattr__(name: str) -> Any:
 
 
 def is_extension_allowed(filename: str) -> bool:
-    _, restrict, allowed = load_file_upload_config()
+    """Whether uploads may have ``filename``'s extension under this module's
+    ``RESTRICT_FILE_TYPES`` and ``ALLOWED_EXTENSIONS`` (looked up in the module at call
+    time, so a value set on the module wins over the process config)."""
+    module = sys.modules[__name__]
+    restrict = bool(module.RESTRICT_FILE_TYPES)
+    allowed: list[str] = list(module.ALLOWED_EXTENSIONS)
     return extension_allowed(filename, allowed, restrict)
 
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import Callable
 from http.cookies import SimpleCookie
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
 import socketio
@@ -67,6 +68,35 @@ def _headers(environ: dict[str, Any]) -> tuple[dict[str, str], dict[str, str]]:
     except Exception:
         pass
     return headers, {name: morsel.value for name, morsel in jar.items()}
+
+
+if TYPE_CHECKING:  # served by __getattr__
+    from openhands.server.conversation_manager.conversation_manager import ConversationManager
+
+    conversation_manager: ConversationManager
+
+
+def __getattr__(name: str) -> Any:
+    """``conversation_manager``: the manager of this process (``openhands.server.shared``)."""
+    if name == "conversation_manager":
+        from openhands.server import shared
+
+        return shared.conversation_manager
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+async def oh_user_action(connection_id: str, data: dict[str, Any]) -> None:
+    """The reference's module-level handler: hand ``data`` (one action object) from
+    ``connection_id`` to this module's ``conversation_manager``. The app's own socket
+    handler (``register_socket_handlers``) does the same for its app and also answers
+    malformed input and unknown connections with an error payload (§7.6)."""
+    manager = sys.modules[__name__].conversation_manager
+    await manager.send_to_event_stream(connection_id, data)
+
+
+async def oh_action(connection_id: str, data: dict[str, Any]) -> None:
+    """Legacy name of ``oh_user_action``; identical behaviour."""
+    await oh_user_action(connection_id, data)
 
 
 def register_socket_handlers(

@@ -33,18 +33,33 @@ ASSETS_PREFIX = "/assets"
 LOCAL_HOSTS = ("localhost", "127.0.0.1")
 
 
-class LocalhostCORSMiddleware(CORSMiddleware):
-    """Credentialed CORS for localhost origins (any port), or for an explicit origin list."""
+def permitted_origins_from_env() -> tuple[str, ...]:
+    """The origins of env ``PERMITTED_CORS_ORIGINS`` (comma-separated, blanks dropped)."""
+    raw = os.environ.get("PERMITTED_CORS_ORIGINS", "")
+    return tuple(origin.strip() for origin in raw.split(",") if origin.strip())
 
-    def __init__(self, app: ASGIApp, permitted_origins: Sequence[str] = ()) -> None:
+
+class LocalhostCORSMiddleware(CORSMiddleware):
+    """Credentialed CORS for localhost origins (any port), or for an explicit origin list.
+
+    Without ``permitted_origins`` the list comes from env ``PERMITTED_CORS_ORIGINS``
+    (comma-separated, read when the middleware is built); an empty list means "localhost
+    and 127.0.0.1 only". ``allow_origins`` is the explicit list as a tuple.
+    """
+
+    def __init__(self, app: ASGIApp, permitted_origins: Sequence[str] | None = None) -> None:
+        if permitted_origins is None:
+            permitted_origins = permitted_origins_from_env()
+        origins = tuple(permitted_origins)
         super().__init__(
             app,
-            allow_origins=list(permitted_origins),
+            allow_origins=list(origins),
             allow_credentials=True,
             allow_methods=["*"],
             allow_headers=["*"],
         )
-        self.permitted = tuple(permitted_origins)
+        self.allow_origins = origins
+        self.permitted = origins
 
     def is_allowed_origin(self, origin: str) -> bool:
         if self.permitted:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field, SecretStr
+from collections.abc import Mapping
+
+from pydantic import BaseModel, Field, SecretStr, field_validator
 
 from openhands.core.config.mcp_config import MCPConfig
-from openhands.integrations.provider import CustomSecret
+from openhands.integrations.provider import CustomSecret, ProviderToken
 from openhands.integrations.service_types import ProviderType
 from openhands.storage.data_models.settings import Settings
 
@@ -57,3 +59,22 @@ class ProviderTokenInput(BaseModel):
 class ProviderTokensRequest(BaseModel):
     mcp_config: MCPConfig | None = Field(default=None, description="Accepted and ignored")
     provider_tokens: dict[ProviderType, ProviderTokenInput] = Field(default_factory=dict)
+
+    @field_validator("provider_tokens", mode="before")
+    @classmethod
+    def _accept_stored_tokens(cls, value: object) -> object:
+        """Python callers may pass ``ProviderToken`` objects (the reference model's type);
+        each becomes its token text and host."""
+        if not isinstance(value, Mapping):
+            return value
+        return {
+            provider: (
+                {
+                    "token": entry.token.get_secret_value() if entry.token else None,
+                    "host": entry.host,
+                }
+                if isinstance(entry, ProviderToken)
+                else entry
+            )
+            for provider, entry in value.items()
+        }

@@ -15,18 +15,21 @@ at `/mcp`); this module imports the MCP SDK, so import it only when needed.
 
 from __future__ import annotations
 
-from typing import Any
+import sys
+from typing import TYPE_CHECKING, Any
 
 from openhands.server.app_services import AppServices, running_services
 from openhands.server.mcp_endpoint.tools import build_mcp_server
 from openhands.server.services.pull_requests import (
     CONVERSATION_URL,
     HOST,
-    get_conversation_link,
     open_bitbucket_pr,
     open_github_pr,
     open_gitlab_mr,
     save_pr_metadata,
+)
+from openhands.server.services.pull_requests import (
+    get_conversation_link as link_conversation,
 )
 
 __all__ = [
@@ -38,7 +41,36 @@ __all__ = [
     "get_conversation_link",
     "mcp_server",
     "save_pr_metadata",
+    "server_config",
 ]
+
+if TYPE_CHECKING:  # served by __getattr__
+    from openhands.server.server_config import ServerConfig
+
+    server_config: ServerConfig
+
+
+def __getattr__(name: str) -> Any:
+    """``server_config``: the server config of this process (``openhands.server.shared``)."""
+    if name == "server_config":
+        from openhands.server import shared
+
+        return shared.server_config
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+async def get_conversation_link(service: Any, conversation_id: str, body: str) -> str:
+    """``body`` plus a link back to the conversation for ``@<login>`` of
+    ``service.get_user()`` — only when this module's ``server_config`` is in SaaS mode
+    (the conversation has a public URL, this module's ``CONVERSATION_URL``)."""
+    module = sys.modules[__name__]
+    return await link_conversation(
+        service,
+        conversation_id,
+        body,
+        app_mode=module.server_config.app_mode,
+        url_pattern=module.CONVERSATION_URL,
+    )
 
 
 def _services() -> AppServices:

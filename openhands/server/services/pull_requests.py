@@ -179,7 +179,11 @@ def pr_number_in(text: str) -> int | None:
 
 
 async def get_conversation_link(
-    service: Any, conversation_id: str, body: str, app_mode: AppMode = AppMode.OSS
+    service: Any,
+    conversation_id: str,
+    body: str,
+    app_mode: AppMode = AppMode.OSS,
+    url_pattern: str | None = None,
 ) -> str:
     """``body`` with a link back to the conversation for the user ``service.get_user()``
     names (``@login``) — only in SaaS mode, where the conversation has a public URL
@@ -187,7 +191,7 @@ async def get_conversation_link(
     if app_mode != AppMode.SAAS:
         return body
     user = await service.get_user()
-    link = CONVERSATION_URL.format(conversation_id)
+    link = (url_pattern or CONVERSATION_URL).format(conversation_id)
     return f"{body}\n\n@{user.login} can click here to [continue refining the PR]({link})"
 
 

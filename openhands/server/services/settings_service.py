@@ -8,7 +8,7 @@ and ``routes/settings.py`` / ``routes/secrets.py`` re-export them under the refe
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 
 from pydantic import SecretStr
 
@@ -93,6 +93,16 @@ async def _confirmed_type(
 
 def _incoming_token(entry: ProviderTokenInput) -> ProviderToken:
     return ProviderToken(token=SecretStr(entry.token) if entry.token else None, host=entry.host)
+
+
+TokenCheck = Callable[
+    [
+        ProviderTokensRequest,
+        Mapping[ProviderType, ProviderToken] | None,
+        Mapping[ProviderType, str] | None,
+    ],
+    Awaitable[str],
+]
 
 
 async def check_provider_tokens(
@@ -194,9 +204,15 @@ class SettingsService:
 
     # --- provider tokens -----------------------------------------------------------------
 
-    async def store_provider_tokens(self, request: ProviderTokensRequest) -> None:
+    async def store_provider_tokens(
+        self, request: ProviderTokensRequest, check: TokenCheck | None = None
+    ) -> None:
+        """Validate the incoming tokens (``check``, default ``check_provider_tokens``) and
+        store them merged with the stored ones (an empty token keeps the stored one)."""
         secrets = await self._secrets()
-        message = await check_provider_tokens(request, secrets.provider_tokens, self.api_urls)
+        message = await (check or check_provider_tokens)(
+            request, secrets.provider_tokens, self.api_urls
+        )
         if message:
             raise ErrorBodyError(message, 401)
         incoming = {

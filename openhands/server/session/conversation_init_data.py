@@ -5,7 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from pydantic import ConfigDict, Field
+from pydantic import (
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_serializer,
+    field_validator,
+)
 
 from openhands.integrations.provider import CustomSecret, ProviderToken, ProviderType
 from openhands.storage.data_models.settings import Settings
@@ -27,6 +33,21 @@ class ConversationInitData(Settings):  # type: ignore[explicit-any]
     selected_branch: str | None = None
     git_provider: ProviderType | None = None
     conversation_instructions: str | None = None
+
+    @field_validator("git_provider_tokens", "custom_secrets", mode="after")
+    @classmethod
+    def _read_only(cls, value: Mapping[object, object] | None) -> Mapping[object, object] | None:
+        """Tokens and secrets are kept read-only (``MappingProxyType``), however given."""
+        if value is None or isinstance(value, MappingProxyType):
+            return value
+        return MappingProxyType(dict(value))
+
+    @field_serializer("git_provider_tokens", "custom_secrets", mode="wrap")
+    def _as_dict(
+        self, value: Mapping[object, object] | None, handler: SerializerFunctionWrapHandler
+    ) -> object:
+        # Serialized as the plain dict it wraps (pydantic does not know MappingProxyType).
+        return handler(None if value is None else dict(value))
 
     @classmethod
     def from_settings(cls, settings: Settings, **extra: object) -> ConversationInitData:
