@@ -8,11 +8,12 @@ are mapped here too, so the whole mapping is visible in one place.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import Any
 
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import FastAPI, HTTPException, Request, Response
 from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
 from pydantic import BaseModel, ConfigDict, Field
 
 from openhands.integrations.service_types import (
@@ -384,3 +385,32 @@ GIT_PROVIDER_RESPONSES: Responses = {
 def install_error_handlers(app: FastAPI) -> None:
     for exc_type, handler in ERROR_TABLE.items():
         app.add_exception_handler(exc_type, handler)  # type: ignore[arg-type]
+
+
+def _table_handler(exc: Exception) -> Handler | None:
+    for cls in type(exc).__mro__:
+        handler = ERROR_TABLE.get(cls)
+        if handler is not None:
+            return handler
+    return None
+
+
+class MappedErrorsRoute(APIRoute):
+    """A route that answers the table's errors itself (raised by the route or by one of
+    its dependencies), so a router gives the same answers when it is mounted in an app
+    that did not call ``install_error_handlers`` (scripts and tests mount single routers
+    in a bare ``FastAPI()``)."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[None, None, Response]]:
+        handle = super().get_route_handler()
+
+        async def handle_mapped(request: Request) -> Response:
+            try:
+                return await handle(request)
+            except Exception as exc:
+                handler = _table_handler(exc)
+                if handler is None:
+                    raise
+                return handler(request, exc)
+
+        return handle_mapped

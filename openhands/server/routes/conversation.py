@@ -19,7 +19,7 @@ from openhands.server.dependencies import (
     Conversations,
     Services,
 )
-from openhands.server.errors import ConversationNotFoundError, ErrorBodyError
+from openhands.server.errors import ConversationNotFoundError, ErrorBodyError, MappedErrorsRoute
 from openhands.server.models.conversation import (
     AddMessageRequest,
     EventPage,
@@ -58,7 +58,10 @@ SEND_ERRORS: errors.Responses = {
 }
 
 conversation_api_router = APIRouter(
-    prefix="/api/conversations/{conversation_id}", tags=["conversation"], dependencies=API_GUARDS
+    route_class=MappedErrorsRoute,
+    prefix="/api/conversations/{conversation_id}",
+    tags=["conversation"],
+    dependencies=API_GUARDS,
 )
 
 

@@ -8,13 +8,16 @@ from fastapi import APIRouter
 
 from openhands.server import errors
 from openhands.server.dependencies import API_GUARDS, AttachedConversation, Services
-from openhands.server.errors import ErrorBodyError
+from openhands.server.errors import ErrorBodyError, MappedErrorsRoute
 from openhands.server.models.feedback import FeedbackRequest, FeedbackResponse
 from openhands.server.services.conversation_events import trajectory
 from openhands.server.services.feedback_service import store_feedback
 
 feedback_api_router = APIRouter(
-    prefix="/api/conversations/{conversation_id}", tags=["feedback"], dependencies=API_GUARDS
+    route_class=MappedErrorsRoute,
+    prefix="/api/conversations/{conversation_id}",
+    tags=["feedback"],
+    dependencies=API_GUARDS,
 )
 
 

@@ -9,11 +9,15 @@ from fastapi.responses import FileResponse
 from starlette.background import BackgroundTask
 
 from openhands.server.dependencies import API_GUARDS, AttachedConversation, Services
+from openhands.server.errors import MappedErrorsRoute
 from openhands.server.models.files import FileContent, GitChange, GitDiff, UploadResult
 from openhands.server.services import workspace
 
 files_api_router = APIRouter(
-    prefix="/api/conversations/{conversation_id}", tags=["files"], dependencies=API_GUARDS
+    route_class=MappedErrorsRoute,
+    prefix="/api/conversations/{conversation_id}",
+    tags=["files"],
+    dependencies=API_GUARDS,
 )
 
 

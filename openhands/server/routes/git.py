@@ -11,6 +11,7 @@ from fastapi import APIRouter
 from openhands.integrations.service_types import ProviderType
 from openhands.server import errors
 from openhands.server.dependencies import API_GUARDS, Providers
+from openhands.server.errors import MappedErrorsRoute
 from openhands.server.models.git import (
     Branch,
     GitUser,
@@ -23,6 +24,7 @@ from openhands.server.models.git import (
 from openhands.server.services.git_providers import SEARCH_TOKEN_REQUIRED
 
 github_api_router = APIRouter(
+    route_class=MappedErrorsRoute,
     prefix="/api/user",
     tags=["git"],
     dependencies=API_GUARDS,

@@ -8,6 +8,7 @@ import time
 from fastapi import APIRouter
 
 from openhands.server.dependencies import Services
+from openhands.server.errors import MappedErrorsRoute
 from openhands.server.models.options import (
     AliveResponse,
     DiskUsage,
@@ -17,7 +18,7 @@ from openhands.server.models.options import (
     ServerInfo,
 )
 
-health_router = APIRouter(tags=["health"])
+health_router = APIRouter(route_class=MappedErrorsRoute, tags=["health"])
 
 
 @health_router.get("/alive")

@@ -17,7 +17,7 @@ from openhands.server.dependencies import (
     Services,
     UserId,
 )
-from openhands.server.errors import ConversationNotFoundError
+from openhands.server.errors import ConversationNotFoundError, MappedErrorsRoute
 from openhands.server.models.conversation import (
     ConversationInfo,
     ConversationInfoResultSet,
@@ -43,7 +43,7 @@ PageLimit = Annotated[int, Query(ge=1, le=10_000, description="Conversations per
 PAGE_ERRORS: errors.Responses = {400: errors.detail("A `page_id` this server did not hand out")}
 
 manage_conversation_api_router = APIRouter(
-    prefix="/api", tags=["conversations"], dependencies=API_GUARDS
+    route_class=MappedErrorsRoute, prefix="/api", tags=["conversations"], dependencies=API_GUARDS
 )
 
 

@@ -9,11 +9,15 @@ from functools import lru_cache
 from fastapi import APIRouter, Depends, Response
 
 from openhands.server.dependencies import Services, check_session_api_key
+from openhands.server.errors import MappedErrorsRoute
 from openhands.server.models.options import WebConfig
 from openhands.utils.llm import OPENHANDS_MODELS, litellm_model_table
 
 public_api_router = APIRouter(
-    prefix="/api/options", tags=["options"], dependencies=[Depends(check_session_api_key)]
+    route_class=MappedErrorsRoute,
+    prefix="/api/options",
+    tags=["options"],
+    dependencies=[Depends(check_session_api_key)],
 )
 
 DEFAULT_AGENTS = (

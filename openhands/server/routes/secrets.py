@@ -10,7 +10,7 @@ from fastapi import APIRouter, status
 
 from openhands.server import errors
 from openhands.server.dependencies import API_GUARDS, SettingsManager
-from openhands.server.errors import ErrorBodyError
+from openhands.server.errors import ErrorBodyError, MappedErrorsRoute
 from openhands.server.models.settings import (
     CustomSecretCreate,
     CustomSecretNames,
@@ -37,7 +37,9 @@ __all__ = [
     "update_custom_secret",
 ]
 
-app = APIRouter(prefix="/api", tags=["secrets"], dependencies=API_GUARDS)
+app = APIRouter(
+    route_class=MappedErrorsRoute, prefix="/api", tags=["secrets"], dependencies=API_GUARDS
+)
 
 
 @app.get("/secrets", responses={401: errors.error("Reading the secrets failed")})

@@ -12,9 +12,9 @@ from fastapi.responses import JSONResponse, Response
 
 from openhands.server import errors
 from openhands.server.dependencies import API_GUARDS, AttachedConversation
-from openhands.server.errors import ErrorBodyError
+from openhands.server.errors import ErrorBodyError, MappedErrorsRoute
 
-security_api_router = APIRouter(tags=["security"])
+security_api_router = APIRouter(route_class=MappedErrorsRoute, tags=["security"])
 _METHODS = ["GET", "POST", "PUT", "DELETE"]
 
 

@@ -12,7 +12,7 @@ from fastapi import APIRouter
 
 from openhands.server import errors
 from openhands.server.dependencies import API_GUARDS, SettingsManager
-from openhands.server.errors import ErrorBodyError, GoneError
+from openhands.server.errors import ErrorBodyError, GoneError, MappedErrorsRoute
 from openhands.server.models.settings import MessageResponse, SettingsResponse
 from openhands.server.services.settings_service import convert_to_settings, store_llm_settings
 from openhands.storage.data_models.settings import Settings
@@ -29,7 +29,9 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-settings_router = APIRouter(prefix="/api", tags=["settings"], dependencies=API_GUARDS)
+settings_router = APIRouter(
+    route_class=MappedErrorsRoute, prefix="/api", tags=["settings"], dependencies=API_GUARDS
+)
 app = settings_router
 
 

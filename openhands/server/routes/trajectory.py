@@ -8,12 +8,15 @@ from fastapi import APIRouter
 
 from openhands.server import errors
 from openhands.server.dependencies import API_GUARDS, AttachedConversation, Services
-from openhands.server.errors import ErrorBodyError
+from openhands.server.errors import ErrorBodyError, MappedErrorsRoute
 from openhands.server.models.conversation import TrajectoryResponse
 from openhands.server.services.conversation_events import trajectory
 
 trajectory_router = APIRouter(
-    prefix="/api/conversations/{conversation_id}", tags=["trajectory"], dependencies=API_GUARDS
+    route_class=MappedErrorsRoute,
+    prefix="/api/conversations/{conversation_id}",
+    tags=["trajectory"],
+    dependencies=API_GUARDS,
 )
 
 

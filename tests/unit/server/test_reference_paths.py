@@ -153,6 +153,25 @@ async def test_secrets_router_in_a_foreign_app_uses_the_running_app(harness: Har
     assert own.json() == listed.json()
 
 
+async def test_a_router_in_a_bare_app_answers_errors_as_the_server_does(
+    harness: Harness,
+) -> None:
+    """The bare app has none of the server's exception handlers: the routes answer the
+    error table's errors themselves, with the same status and body."""
+    foreign = FastAPI()
+    foreign.include_router(secrets_routes.app)
+    transport = httpx.ASGITransport(app=foreign)
+    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+        created = await client.post("/api/secrets", json={"name": "DUP", "value": "v"})
+        duplicate = await client.post("/api/secrets", json={"name": "DUP", "value": "w"})
+        missing = await client.delete("/api/secrets/NOT_THERE")
+    own_missing = await harness.client.delete("/api/secrets/NOT_THERE")
+    assert created.status_code == 201
+    assert (missing.status_code, missing.json()) == (own_missing.status_code, own_missing.json())
+    assert missing.status_code == 404 and "error" in missing.json()
+    assert duplicate.status_code == 400 and "message" in duplicate.json()
+
+
 async def test_git_provider_check_is_looked_up_on_the_routes_module(
     harness: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
