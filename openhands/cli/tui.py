@@ -54,7 +54,6 @@ from openhands.events.action import (
     Action,
     ActionConfirmationStatus,
     ActionSecurityRisk,
-    AgentFinishAction,
     ChangeAgentStateAction,
     CmdRunAction,
     MCPAction,
@@ -341,7 +340,7 @@ def display_mcp_errors() -> None:
 # --- messages and thoughts -----------------------------------------------------------------
 
 
-def _markdown_to_html(text: str) -> str:
+def _render_basic_markdown(text: str) -> str:
     """The two inline markups agents use most, ``**bold**`` and ``__underline__``; everything
     else is escaped so that model output can never break (or inject into) the HTML parser."""
     escaped = html.escape(text)
@@ -354,7 +353,7 @@ def display_message(message: str, is_agent_message: bool = False) -> None:
     if not message:
         return
     _echo()
-    markup = _markdown_to_html(message)
+    markup = _render_basic_markdown(message)
     if is_agent_message:
         markup = f'<style fg="{COLOR_AGENT_BLUE}">{markup}</style>'
     try:
@@ -509,7 +508,8 @@ def _thought_of(action: Action) -> str:
 
 def _display_action(action: Action) -> None:
     if isinstance(action, CmdRunAction):
-        display_thought_if_new(action.thought)
+        if action.thought:
+            display_thought_if_new(action.thought)
         # A confirmed command was already framed when it asked for confirmation.
         if action.confirmation_state != ActionConfirmationStatus.CONFIRMED:
             display_command(action)
@@ -524,9 +524,13 @@ def _display_action(action: Action) -> None:
         if action.source == EventSource.AGENT:
             display_thought_if_new(action.content, is_agent_message=True)
     else:
-        display_thought_if_new(_thought_of(action))
-        if isinstance(action, AgentFinishAction) and action.final_thought:
-            display_message(action.final_thought, is_agent_message=True)
+        thought = _thought_of(action)
+        if thought:
+            display_thought_if_new(thought)
+        # AgentFinishAction's closing words (any action that carries some is shown alike).
+        final_thought = getattr(action, "final_thought", "")
+        if isinstance(final_thought, str) and final_thought:
+            display_message(final_thought, is_agent_message=True)
 
 
 def _display_observation(observation: Observation) -> None:
@@ -922,8 +926,8 @@ async def process_agent_pause(done: asyncio.Event, event_stream: EventStream) ->
         if not any(press.key in _PAUSE_KEYS for press in terminal.read_keys()):
             return
         with print_lock:
-            _echo()
-            _echo((_GOLD, "Pausing the agent..."))
+            print_formatted_text("")
+            print_formatted_text(HTML("<gold>Pausing the agent...</gold>"), style=DEFAULT_STYLE)
         event_stream.add_event(ChangeAgentStateAction(AgentState.PAUSED.value), EventSource.USER)
         done.set()
 

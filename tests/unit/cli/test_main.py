@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
-from openhands.cli import main, session
+from openhands.cli import main
 from openhands.cli.entry import _with_command
 from openhands.controller.state.state import State
 from openhands.core.config import OpenHandsConfig, get_cli_parser
@@ -113,14 +113,14 @@ def test_override_cli_mode_values(value: object, expected: bool) -> None:
 
 
 def test_a_new_conversation_sends_the_task() -> None:
-    welcome, first = session._welcome_and_first_message(OpenHandsConfig(), None, "build it")
+    welcome, first = main._welcome_and_first_message(OpenHandsConfig(), None, "build it")
     assert welcome.endswith("What do you want to build?")
     assert first == "build it"
-    assert session._welcome_and_first_message(OpenHandsConfig(), None, None)[1] is None
+    assert main._welcome_and_first_message(OpenHandsConfig(), None, None)[1] is None
 
 
 def test_a_resumed_conversation_sends_nothing_and_says_so() -> None:
-    welcome, first = session._welcome_and_first_message(
+    welcome, first = main._welcome_and_first_message(
         OpenHandsConfig(), State(session_id="s"), "ignored task"
     )
     assert welcome.endswith("What do you want to build?\nLoading previous conversation.")
@@ -129,14 +129,14 @@ def test_a_resumed_conversation_sends_nothing_and_says_so() -> None:
 
 def test_a_conversation_that_failed_authentication_says_check_the_key() -> None:
     state = State(session_id="s", last_error="STATUS$ERROR_LLM_AUTHENTICATION")
-    welcome, first = session._welcome_and_first_message(OpenHandsConfig(), state, None)
-    assert welcome == session.AUTH_ERROR_TEXT and first is None
+    welcome, first = main._welcome_and_first_message(OpenHandsConfig(), state, None)
+    assert welcome == main.AUTH_ERROR_TEXT and first is None
 
 
 def test_a_conversation_that_failed_otherwise_asks_the_agent_to_check_in() -> None:
     state = State(session_id="s", last_error="RuntimeError: boom")
-    _, first = session._welcome_and_first_message(OpenHandsConfig(), state, None)
-    assert first == session.RESUME_AFTER_ERROR_MESSAGE
+    _, first = main._welcome_and_first_message(OpenHandsConfig(), state, None)
+    assert first == main.RESUME_AFTER_ERROR_MESSAGE
 
 
 def test_the_file_flag_wraps_the_file(tmp_path: Path) -> None:
@@ -163,7 +163,7 @@ def test_read_task_prefers_the_flag() -> None:
 def test_an_error_end_says_what_to_do(last_error: str, expected: str) -> None:
     config = OpenHandsConfig()
     config.get_llm_config().base_url = "http://llm:1/v1"
-    hint = session.error_hint(config, last_error)
+    hint = main.error_hint(config, last_error)
     assert expected in hint and "\n" not in hint
 
 
