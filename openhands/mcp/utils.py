@@ -65,7 +65,12 @@ async def create_mcp_clients(
         client = MCPClient()
         kind = "sse" if isinstance(http_server, MCPSSEServerConfig) else "shttp"
         attempts.append(
-            (http_server.url, kind, client.connect_http(http_server, conversation_id), client)
+            (
+                http_server.url,
+                kind,
+                client.connect_http(http_server, conversation_id=conversation_id),
+                client,
+            )
         )
     for stdio_server in stdio_servers or []:
         client = MCPClient()
@@ -144,11 +149,16 @@ async def call_tool_mcp(mcp_clients: list[MCPClient], action: MCPAction) -> Obse
         return ErrorObservation("MCP functionality is not available on Windows")
     if not mcp_clients:
         raise ValueError("No MCP clients found")
-    client = next((c for c in mcp_clients if action.name in c.tool_map), None)
+    client = next(
+        (c for c in mcp_clients if any(tool.name == action.name for tool in c.tools)), None
+    )
     if client is None:
         raise ValueError(f"No matching MCP agent found for tool name: {action.name}")
     try:
-        result = await client.call_tool(action.name, dict(action.arguments), action.timeout)
+        if action.timeout is None:
+            result = await client.call_tool(action.name, dict(action.arguments))
+        else:
+            result = await client.call_tool(action.name, dict(action.arguments), action.timeout)
     except MCPToolTimeoutError:
         seconds = client.call_timeout(action.timeout)
         return _error_observation(

@@ -18,11 +18,19 @@ _RUNTIMES = {
     "remote": "openhands.runtime.impl.remote.remote_runtime:RemoteRuntime",
 }
 
+# Runtimes contributed by optional third-party packages (the reference's ``third_party``
+# runtimes: e2b, modal, runloop, daytona). None ship with this package; the table stays so
+# code that registers or inspects them keeps working.
+_THIRD_PARTY_RUNTIME_CLASSES: dict[str, type[Runtime]] = {}
+
 
 def get_runtime_cls(name: str) -> type[Runtime]:
     """The Runtime class for a ``runtime`` config value (or a ``module.Class`` path)."""
     import importlib
 
+    third_party = _THIRD_PARTY_RUNTIME_CLASSES.get(name.lower())
+    if third_party is not None:
+        return third_party
     target = _RUNTIMES.get(name.lower())
     if target is None:
         if "." not in name:

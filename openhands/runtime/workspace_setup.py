@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from openhands.core.exceptions import AgentRuntimeError
-from openhands.events.action import CmdRunAction, FileReadAction, FileWriteAction
+from openhands.events.action import Action, CmdRunAction, FileReadAction, FileWriteAction
 from openhands.events.observation import CmdOutputObservation, ErrorObservation, Observation
 from openhands.runtime.runtime_status import RuntimeStatus
 from openhands.runtime.utils.git_handler import CommandResult, GitHandler
@@ -58,6 +58,8 @@ class WorkspaceSandbox(Protocol):
     def workspace_root(self) -> Path: ...
 
     def run(self, action: CmdRunAction) -> Observation: ...
+
+    def run_action(self, action: Action) -> Observation: ...
 
     def read(self, action: FileReadAction) -> Observation: ...
 
@@ -162,21 +164,46 @@ def maybe_run_setup_script(sandbox: WorkspaceSandbox, run_shown: RunShown) -> No
 def maybe_setup_git_hooks(sandbox: WorkspaceSandbox) -> None:
     """Install a pre-commit hook running ``.openhands/pre-commit.sh``, when there is one.
 
-    A pre-commit hook of the repository's own is kept as ``pre-commit.local``.
+    A pre-commit hook of the repository's own is kept as ``pre-commit.local``. A step that
+    fails is logged and ends the set-up; the conversation goes on without the hook.
     """
     if read_text(sandbox, PRE_COMMIT_SCRIPT) is None:
         return
     sandbox.set_runtime_status(RuntimeStatus.SETTING_UP_GIT_HOOKS)
-    run_hidden(
-        sandbox,
-        f"mkdir -p .git/hooks && chmod +x {PRE_COMMIT_SCRIPT} && "
-        "if [ -f .git/hooks/pre-commit ] && "
-        f"! grep -q {shlex.quote(GIT_HOOK_MARKER)} .git/hooks/pre-commit; then "
-        "mv .git/hooks/pre-commit .git/hooks/pre-commit.local && "
-        "chmod +x .git/hooks/pre-commit.local; fi",
-    )
-    sandbox.write(FileWriteAction(".git/hooks/pre-commit", PRE_COMMIT_HOOK))
-    run_hidden(sandbox, "chmod +x .git/hooks/pre-commit")
+
+    def step(command: str, failure: str) -> bool:
+        action = CmdRunAction(command, hidden=True)
+        action.set_hard_timeout(SETUP_COMMAND_TIMEOUT)
+        obs = sandbox.run_action(action)
+        if isinstance(obs, CmdOutputObservation) and obs.exit_code == 0:
+            return True
+        sandbox.log("error", f"{failure}: {obs.content}")
+        return False
+
+    if not step("mkdir -p .git/hooks", "Failed to create git hooks directory"):
+        return
+    if not step(f"chmod +x {PRE_COMMIT_SCRIPT}", "Failed to make pre-commit script executable"):
+        return
+    existing = read_text(sandbox, ".git/hooks/pre-commit")
+    if existing is not None and GIT_HOOK_MARKER not in existing:
+        sandbox.log("info", "Preserving existing pre-commit hook")
+        if not step(
+            "mv .git/hooks/pre-commit .git/hooks/pre-commit.local",
+            "Failed to preserve existing pre-commit hook",
+        ):
+            return
+        if not step(
+            "chmod +x .git/hooks/pre-commit.local",
+            "Failed to make preserved hook executable",
+        ):
+            return
+    written = sandbox.write(FileWriteAction(".git/hooks/pre-commit", PRE_COMMIT_HOOK))
+    if isinstance(written, ErrorObservation):
+        sandbox.log("error", f"Failed to write pre-commit hook: {written.content}")
+        return
+    if not step("chmod +x .git/hooks/pre-commit", "Failed to make pre-commit hook executable"):
+        return
+    sandbox.log("info", "Git pre-commit hook installed successfully")
 
 
 # --- microagents (§10.6) --------------------------------------------------------------------

@@ -1,8 +1,8 @@
 """Print the changed files of every git repository under the cwd as JSON (runs in the sandbox).
 
 Output: ``[{"status": "M"|"A"|"D"|"U", "path": "<path relative to cwd>"}, ...]`` sorted by
-path. Changes are relative to the remote default branch when there is one, else to HEAD,
-plus untracked files. Standalone on purpose: only the standard library.
+path. Changes are relative to the pushed current branch, else the remote default branch,
+else the empty tree, plus untracked files. Standalone on purpose: only the standard library.
 """
 
 from __future__ import annotations
@@ -18,13 +18,28 @@ def _git(repo: str, *args: str) -> str:
     return result.stdout if result.returncode == 0 else ""
 
 
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+
 def _base_ref(repo: str) -> str | None:
+    """What the working tree is compared with: the current branch on ``origin`` once it was
+    pushed, else the merge base with the remote default branch, else the empty tree (a
+    repository without a remote shows every file as added). None outside a work tree."""
+    if not _git(repo, "rev-parse", "--is-inside-work-tree").strip():
+        return None
+    branch = _git(repo, "rev-parse", "--abbrev-ref", "HEAD").strip()
+    if branch and branch != "HEAD":
+        pushed = f"refs/remotes/origin/{branch}"
+        if _git(repo, "rev-parse", "--verify", "--quiet", pushed).strip():
+            return pushed
     remote_head = _git(repo, "symbolic-ref", "--quiet", "refs/remotes/origin/HEAD").strip()
     if remote_head:
         merge_base = _git(repo, "merge-base", "HEAD", remote_head).strip()
         if merge_base:
             return merge_base
-    return "HEAD" if _git(repo, "rev-parse", "--verify", "--quiet", "HEAD").strip() else None
+        if _git(repo, "rev-parse", "--verify", "--quiet", remote_head).strip():
+            return remote_head
+    return EMPTY_TREE
 
 
 def _find_repos(root: str) -> list[str]:
@@ -39,19 +54,20 @@ def _find_repos(root: str) -> list[str]:
 def _changes(repo: str, root: str) -> list[dict[str, str]]:
     changes: dict[str, str] = {}
     base = _base_ref(repo)
-    if base:
-        for line in _git(repo, "diff", "--name-status", base).splitlines():
-            parts = line.split("\t")
-            if len(parts) < 2:
-                continue
-            status = parts[0][0]
-            path = parts[-1]
-            changes[path] = {"R": "M", "C": "A", "T": "M"}.get(status, status)
-    else:
-        for path in _git(repo, "ls-files", "--cached").splitlines():
-            changes[path] = "A"
+    if base is None:
+        return []
+    for line in _git(repo, "diff", "--name-status", base).splitlines():
+        parts = line.split("\t")
+        if len(parts) < 2:
+            continue
+        status = parts[0][0]
+        path = parts[-1]
+        changes[path] = {"R": "M", "C": "A", "T": "M"}.get(status, status)
     for path in _git(repo, "ls-files", "--others", "--exclude-standard").splitlines():
-        changes[path] = "A"
+        # A nested repository shows up as its directory; its own files are listed
+        # when that repository is walked.
+        if not path.endswith("/"):
+            changes[path] = "A"
     prefix = os.path.relpath(repo, root)
     return [
         {

@@ -1,6 +1,7 @@
 """Print ``{"modified": ..., "original": ...}`` for one file as JSON (runs in the sandbox).
 
-``original`` is the file at the comparison base (remote default branch or HEAD), ``modified``
+``original`` is the file at the comparison base (the pushed current branch, else the remote
+default branch; empty for a never-pushed repository), ``modified``
 the file in the working tree; files over 1 MB are refused. Only the standard library.
 """
 
@@ -25,6 +26,25 @@ def _repo_of(path: str) -> str | None:
     return out.strip() if code == 0 else None
 
 
+def _base_ref(repo: str) -> str | None:
+    """The same comparison base as ``git_changes.py``: the current branch on ``origin`` once
+    pushed, else the merge base with the remote default branch; None (the empty tree, so no
+    original) for a repository without a remote."""
+    code, branch = _git(repo, "rev-parse", "--abbrev-ref", "HEAD")
+    branch = branch.strip()
+    if code == 0 and branch and branch != "HEAD":
+        pushed = f"refs/remotes/origin/{branch}"
+        if _git(repo, "rev-parse", "--verify", "--quiet", pushed)[0] == 0:
+            return pushed
+    code, head = _git(repo, "symbolic-ref", "--quiet", "refs/remotes/origin/HEAD")
+    if code == 0 and head.strip():
+        mb_code, merge_base = _git(repo, "merge-base", "HEAD", head.strip())
+        if mb_code == 0 and merge_base.strip():
+            return merge_base.strip()
+        return head.strip()
+    return None
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 2:
         print("usage: git_diff.py <file>", file=sys.stderr)
@@ -41,15 +61,11 @@ def main(argv: list[str]) -> int:
     repo = _repo_of(path)
     if repo:
         rel = os.path.relpath(path, repo)
-        code, head = _git(repo, "symbolic-ref", "--quiet", "refs/remotes/origin/HEAD")
-        base = "HEAD"
-        if code == 0 and head.strip():
-            mb_code, merge_base = _git(repo, "merge-base", "HEAD", head.strip())
-            if mb_code == 0 and merge_base.strip():
-                base = merge_base.strip()
-        code, content = _git(repo, "show", f"{base}:{rel}")
-        if code == 0:
-            original = content
+        base = _base_ref(repo)
+        if base is not None:
+            code, content = _git(repo, "show", f"{base}:{rel}")
+            if code == 0:
+                original = content
     json.dump({"modified": modified, "original": original}, sys.stdout)
     return 0
 

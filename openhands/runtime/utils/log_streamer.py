@@ -38,7 +38,9 @@ class LogStreamer:
         self.stdout_thread.start()
 
     def _stream_logs(self) -> None:
-        assert self.log_generator is not None
+        if self.log_generator is None:
+            self.log("error", "Log generator not initialized")
+            return
         try:
             for raw in self.log_generator:
                 if self._stop_event.is_set():
@@ -60,5 +62,11 @@ class LogStreamer:
                 self.log_generator.close()
             except Exception:
                 pass
-        if self.stdout_thread is not None and self.stdout_thread.is_alive():
-            self.stdout_thread.join(timeout)
+        thread = self.stdout_thread
+        if thread is not None and thread.is_alive() and thread is not threading.current_thread():
+            thread.join(timeout)
+
+    def __del__(self) -> None:
+        # Best effort on garbage collection; a half-built streamer has nothing to stop.
+        if getattr(self, "stdout_thread", None) is not None and hasattr(self, "_stop_event"):
+            self.close(timeout=0)

@@ -314,3 +314,33 @@ async def test_on_windows_mcp_is_off(monkeypatch: pytest.MonkeyPatch) -> None:
     observation = await call_tool_mcp([], MCPAction(name="add"))
     assert isinstance(observation, ErrorObservation)
     assert observation.content == "MCP functionality is not available on Windows"
+
+
+class _ListedTool:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+class _DuckClient:
+    """Anything with ``tools`` (objects with a ``name``) and an async ``call_tool``."""
+
+    def __init__(self, *names: str) -> None:
+        self.tools = [_ListedTool(n) for n in names]
+        self.calls: list[tuple[Any, ...]] = []
+
+    async def call_tool(self, *args: Any) -> Any:
+        self.calls.append(args)
+        return MCPConfig()  # any pydantic model will do
+
+
+async def test_call_picks_the_client_by_its_listed_tools_and_passes_name_and_args() -> None:
+    other, wanted = _DuckClient("a"), _DuckClient("b", "c")
+    obs = await call_tool_mcp(
+        [other, wanted],  # type: ignore[list-item]
+        MCPAction(name="c", arguments={"x": 1}),
+    )
+    assert isinstance(obs, MCPObservation)
+    assert json.loads(obs.content) == MCPConfig().model_dump(mode="json")
+    assert other.calls == []
+    # No action timeout: exactly (name, arguments), as the reference calls it.
+    assert wanted.calls == [("c", {"x": 1})]

@@ -142,23 +142,78 @@ def write_file(path: str, content: str) -> int:
     return 0
 
 
+def git(cwd: Path, command: str) -> None:
+    subprocess.run(command, shell=True, cwd=cwd, check=True, capture_output=True)
+
+
+def new_repo(root: Path) -> Path:
+    root.mkdir(parents=True)
+    git(
+        root, "git init -q -b main && git config user.email t@example.com && git config user.name T"
+    )
+    return root
+
+
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
+    """A clone (so there is an ``origin``) with a modified, a deleted and a new file."""
+    origin = new_repo(tmp_path / "origin")
+    (origin / "kept.txt").write_text("one\n")
+    (origin / "gone.txt").write_text("bye\n")
+    git(origin, "git add . && git commit -qm init")
     root = tmp_path / "repo"
-    root.mkdir()
-    for command in (
-        "git init -q -b main",
-        "git config user.email t@example.com",
-        "git config user.name T",
-    ):
-        subprocess.run(command, shell=True, cwd=root, check=True)
-    (root / "kept.txt").write_text("one\n")
-    (root / "gone.txt").write_text("bye\n")
-    subprocess.run("git add . && git commit -qm init", shell=True, cwd=root, check=True)
+    git(tmp_path, f"git clone -q {origin} {root}")
+    git(root, "git config user.email t@example.com && git config user.name T")
     (root / "kept.txt").write_text("two\n")
     (root / "gone.txt").unlink()
     (root / "new.txt").write_text("fresh\n")
     return root
+
+
+def local_handler(cwd: Path) -> GitHandler:
+    handler = GitHandler(shell, write_file, scripts_dir=str(Path(bash_commands.__file__).parent))
+    handler.set_cwd(str(cwd))
+    return handler
+
+
+def test_git_changes_of_a_feature_branch_stop_at_what_was_pushed(repo: Path) -> None:
+    handler = local_handler(repo)
+    git(repo, "git checkout -q -b feature && git add -A && git commit -qm work")
+    (repo / "later.txt").write_text("later\n")
+
+    # Not pushed yet: compared with the default branch on origin.
+    assert handler.get_git_changes() == [
+        {"status": "D", "path": "gone.txt"},
+        {"status": "M", "path": "kept.txt"},
+        {"status": "A", "path": "later.txt"},
+        {"status": "A", "path": "new.txt"},
+    ]
+    # Pushed: only what came after the push.
+    git(repo, "git push -q -u origin feature")
+    assert handler.get_git_changes() == [{"status": "A", "path": "later.txt"}]
+    assert handler.get_git_diff(str(repo / "kept.txt")) == {
+        "modified": "two\n",
+        "original": "two\n",
+    }
+
+
+def test_git_changes_of_a_repository_without_remote_list_every_file(tmp_path: Path) -> None:
+    root = new_repo(tmp_path / "solo")
+    (root / "a.txt").write_text("a\n")
+    git(root, "git add . && git commit -qm one")
+    nested = new_repo(root / "inner repo")
+    (nested / "b.txt").write_text("b\n")
+    git(nested, "git add . && git commit -qm one")
+    (nested / "c.txt").write_text("c\n")
+    handler = local_handler(root)
+
+    # Never pushed: everything counts as added, file by file inside the nested repository too.
+    assert handler.get_git_changes() == [
+        {"status": "A", "path": "a.txt"},
+        {"status": "A", "path": "inner repo/b.txt"},
+        {"status": "A", "path": "inner repo/c.txt"},
+    ]
+    assert handler.get_git_diff(str(root / "a.txt")) == {"modified": "a\n", "original": ""}
 
 
 def test_git_handler_constants() -> None:
@@ -273,8 +328,9 @@ def test_runtime_git_helpers_use_the_handler(local: Sandbox) -> None:
     runtime = local.runtime
 
     assert runtime.get_workspace_branch(repo) == "trunk"
-    assert runtime.get_git_changes(repo) == [{"status": "M", "path": "f.txt"}]
-    assert runtime.get_git_diff(f"{repo}/f.txt", repo) == {"modified": "b\n", "original": "a\n"}
+    # No remote: compared with the empty tree.
+    assert runtime.get_git_changes(repo) == [{"status": "A", "path": "f.txt"}]
+    assert runtime.get_git_diff(f"{repo}/f.txt", repo) == {"modified": "b\n", "original": ""}
     assert isinstance(runtime.git_handler, GitHandler)
 
 
@@ -320,6 +376,19 @@ def test_log_streamer_reports_a_container_without_logs() -> None:
     streamer = LogStreamer(Gone(), lambda level, line: seen.append((level, line)))
     streamer.close()
     assert seen == [("error", "Failed to initialize log streaming: container is gone")]
+
+
+def test_log_streamer_without_a_stream_says_so_and_is_safe_to_collect() -> None:
+    class Gone:
+        def logs(self, **kwargs: Any) -> Any:
+            raise RuntimeError("container is gone")
+
+    seen: list[tuple[str, str]] = []
+    streamer = LogStreamer(Gone(), lambda level, line: seen.append((level, line)))
+    streamer._stream_logs()  # a thread started on a streamer that never got its stream
+    assert seen[-1] == ("error", "Log generator not initialized")
+    del streamer.stdout_thread
+    streamer.__del__()  # no thread attribute at all: nothing to stop, no error
 
 
 # --- request ------------------------------------------------------------------------------------

@@ -32,3 +32,13 @@ def test_unknown_name_lists_the_known_ones() -> None:
         ValueError, match="known runtimes are: cli, docker, eventstream, kubernetes, local, remote"
     ):
         get_runtime_cls("nonesuch")
+
+
+def test_registered_third_party_runtimes_are_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    import openhands.runtime as runtimes
+
+    assert runtimes._THIRD_PARTY_RUNTIME_CLASSES == {}
+    monkeypatch.setitem(runtimes._THIRD_PARTY_RUNTIME_CLASSES, "sandboxy", LocalRuntime)
+    assert get_runtime_cls("sandboxy") is LocalRuntime
+    with pytest.raises(ValueError, match="Runtime nonexistent not supported"):
+        get_runtime_cls("nonexistent")

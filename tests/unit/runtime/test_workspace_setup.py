@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from openhands.core.exceptions import AgentRuntimeError
-from openhands.events.action import CmdRunAction, FileReadAction, FileWriteAction
+from openhands.events.action import Action, CmdRunAction, FileReadAction, FileWriteAction
 from openhands.events.observation import (
     CmdOutputMetadata,
     CmdOutputObservation,
@@ -66,6 +66,10 @@ class DirSandbox:
     def run(self, action: CmdRunAction) -> Observation:
         self.commands.append(action)
         return self._bash(action.command, action.cwd or str(self.root), action.timeout)
+
+    def run_action(self, action: Action) -> Observation:
+        assert isinstance(action, CmdRunAction)
+        return self.run(action)
 
     def _bash(self, command: str, cwd: str, timeout: float | None) -> CmdOutputObservation:
         done = subprocess.run(
@@ -259,9 +263,24 @@ def test_the_hook_runs_the_script_and_keeps_the_repositorys_own(sandbox: DirSand
     assert GIT_HOOK_MARKER in (hooks / "pre-commit").read_text()
     assert (hooks / "pre-commit").stat().st_mode & stat.S_IXUSR
     assert sandbox.statuses == [RuntimeStatus.SETTING_UP_GIT_HOOKS] * 2
+    assert sandbox.logs[0] == ("info", "Preserving existing pre-commit hook")
+    assert sandbox.logs[-1] == ("info", "Git pre-commit hook installed successfully")
 
     sandbox.sh(".git/hooks/pre-commit")
     assert (sandbox.root / "checked.log").read_text() == "checked\n"
+
+
+def test_a_hooks_dir_that_cannot_be_made_is_logged_not_raised(sandbox: DirSandbox) -> None:
+    (sandbox.root / ".openhands").mkdir()
+    (sandbox.root / ".openhands" / "pre-commit.sh").write_text("true\n")
+    (sandbox.root / ".git").write_text("gitdir: elsewhere\n")  # a file: no hooks dir inside
+
+    workspace_setup.maybe_setup_git_hooks(sandbox)
+
+    level, message = sandbox.logs[-1]
+    assert level == "error"
+    assert message.startswith("Failed to create git hooks directory: ")
+    assert not (sandbox.root / ".git").is_dir()
 
 
 # --- microagents (§10.6) ------------------------------------------------------------------
@@ -333,8 +352,9 @@ def test_git_queries_run_hidden_static_commands(sandbox: DirSandbox, repo: Path)
     git = WorkspaceGit(sandbox, HOST_SCRIPTS_DIR)
 
     assert git.branch(str(repo)) == "trunk"
-    assert git.changes(str(repo)) == [{"status": "M", "path": "f.txt"}]
-    assert git.diff(str(repo / "f.txt"), str(repo)) == {"modified": "b\n", "original": "a\n"}
+    # Never pushed (no remote): compared with the empty tree.
+    assert git.changes(str(repo)) == [{"status": "A", "path": "f.txt"}]
+    assert git.diff(str(repo / "f.txt"), str(repo)) == {"modified": "b\n", "original": ""}
     assert all(c.is_static and c.hidden and c.cwd == str(repo) for c in sandbox.commands)
 
 
@@ -342,7 +362,7 @@ def test_missing_helper_scripts_are_written_into_the_sandbox(
     sandbox: DirSandbox, repo: Path, tmp_path: Path
 ) -> None:
     git = WorkspaceGit(sandbox, str(tmp_path / "no-scripts-here"))
-    assert git.changes(str(repo)) == [{"status": "M", "path": "f.txt"}]
+    assert git.changes(str(repo)) == [{"status": "A", "path": "f.txt"}]
 
 
 def test_without_copying_missing_helper_scripts_give_no_changes(

@@ -146,6 +146,32 @@ class _StoppingContainers:
 _STOPPING = _StoppingContainers()
 
 
+def _matches(name: str, prefix: str) -> bool:
+    # A prefix ending in "-" (CONTAINER_NAME_PREFIX) selects every sandbox; anything else is
+    # one container's full name, so closing conversation "a" never stops conversation "ab".
+    return name.startswith(prefix) if prefix.endswith("-") else name == prefix
+
+
+def stop_all_containers(prefix: str, client: docker.DockerClient | None = None) -> None:
+    """Stop the sandbox containers selected by ``prefix`` (CONTAINER_NAME_PREFIX: all of them;
+    a full container name: that one). Docker errors are logged, not raised."""
+    try:
+        engine = client or docker_client()
+        for container in engine.containers.list(all=True):
+            name = container.name or ""
+            if not _matches(name, prefix):
+                continue
+            with _STOPPING.stopping(name):
+                try:
+                    container.stop()
+                except NotFound:
+                    pass
+    except DockerException as e:
+        logger.warning("Could not stop containers %s*: %s", prefix, e)
+    except AgentRuntimeError as e:
+        logger.warning("Could not stop containers %s*: %s", prefix, e)
+
+
 class Confinement(TypedDict, total=False):
     """The resource limits and capabilities of a new container (``containers.run`` keywords)."""
 
@@ -369,7 +395,9 @@ class DockerRuntime(ActionExecutionClient):
             self._host_port, self.plugins, self.config, python_executable=SANDBOX_PYTHON
         )
 
-    def _volumes(self) -> dict[str, dict[str, str]] | None:
+    def _process_volumes(self) -> dict[str, dict[str, str]] | None:
+        """The ``containers.run`` volumes: ``sandbox.volumes`` (``host:container[:mode]``,
+        comma-separated, mode ``rw`` by default), else the workspace mount."""
         spec = self.config.sandbox.volumes
         if spec:
             volumes: dict[str, dict[str, str]] = {}
@@ -460,7 +488,7 @@ class DockerRuntime(ActionExecutionClient):
                 name=self.container_name,
                 working_dir=CODE_DIR,
                 environment=environment,
-                volumes=self._volumes(),
+                volumes=self._process_volumes(),
                 detach=True,
                 **kwargs,
             )
@@ -566,16 +594,8 @@ class DockerRuntime(ActionExecutionClient):
         )
         # A start of this conversation waits until the stop is over (``_attach_to_container``).
         with _STOPPING.stopping(self.container_name):
-            try:
-                if remove_all:
-                    for container in self.docker.containers.list(all=True):
-                        if container.name.startswith(CONTAINER_NAME_PREFIX):
-                            with _STOPPING.stopping(container.name):
-                                container.stop()
-                elif self.container is not None:
-                    self.container.stop()
-            except DockerException as e:
-                logger.warning("Could not stop %s: %s", self.container_name, e)
+            # Looked up through the module so the stop can be observed (and replaced in tests).
+            stop_all_containers(CONTAINER_NAME_PREFIX if remove_all else self.container_name)
             self._release_ports()
 
     @classmethod
