@@ -24,8 +24,8 @@ import concurrent.futures
 import copy
 import logging
 import threading
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Generator
+from typing import TYPE_CHECKING, Any, Final
 
 from litellm.exceptions import BadRequestError, ContextWindowExceededError
 from openai import OpenAIError
@@ -94,6 +94,25 @@ ERROR_ACTION_NOT_EXECUTED_STOPPED, ERROR_ACTION_NOT_EXECUTED_STOPPED_ID = (
 ERROR_ACTION_NOT_EXECUTED_ERROR, ERROR_ACTION_NOT_EXECUTED_ERROR_ID = policies.NOT_EXECUTED_ERROR
 
 
+class _Done:
+    """Returned by the controller's event and step hooks, which finish before returning.
+
+    Code written against an asynchronous controller awaits these hooks
+    (``await controller._step()``); awaiting this object completes at once.
+    """
+
+    __slots__ = ()
+
+    def __await__(self) -> Generator[None, None, None]:
+        yield from ()
+
+    def __repr__(self) -> str:
+        return "<done>"
+
+
+DONE: Final = _Done()
+
+
 class AgentController:
     def __init__(
         self,
@@ -133,6 +152,7 @@ class AgentController:
         self.parent: AgentController | None = None
         self.delegate: AgentController | None = None
         self._pending_action: Action | None = None
+        self._cached_first_user_message: MessageAction | None = None
         self._closed = False
         # State changes also come from other threads (the server, status callbacks):
         # one transition at a time, each applied in full. Steps likewise, one at a time.
@@ -145,12 +165,13 @@ class AgentController:
 
         self.state_tracker = StateTracker(self.id, file_store, user_id, headless_mode)
         self._stuck_detector = StuckDetector(self.state_tracker.state)
+        # By keyword, as subclasses overriding it (e.g. to observe the state) expect.
         self.set_initial_state(
-            initial_state,
-            conversation_stats,
-            iteration_delta,
-            budget_per_task_delta,
-            confirmation_mode,
+            state=initial_state,
+            conversation_stats=conversation_stats,
+            max_iterations=iteration_delta,
+            max_budget_per_task=budget_per_task_delta,
+            confirmation_mode=confirmation_mode,
         )
         self._replay_manager = ReplayManager(replay_events)
         if not is_delegate:
@@ -302,9 +323,9 @@ class AgentController:
             # answers with the delegate's result instead of handling it.
             self.end_delegate()
 
-    def _on_event(self, event: Event) -> None:
+    def _on_event(self, event: Event) -> _Done:
         if getattr(event, "hidden", False):
-            return
+            return DONE
         self.state_tracker.add_history(event)
         if isinstance(event, Action):
             self._handle_action(event)
@@ -312,6 +333,7 @@ class AgentController:
             self._handle_observation(event)
         if self.should_step(event):
             self._step_with_exception_handling()
+        return DONE
 
     def should_step(self, event: Event) -> bool:
         """Whether ``event`` (already handled) is the agent's cue to take a step (agent.md §8.3)."""
@@ -364,6 +386,19 @@ class AgentController:
                 # is still to be answered, so the agent keeps running instead of waiting.
                 return
             self._set_state(AgentState.AWAITING_USER_INPUT)
+
+    def _first_user_message(self) -> MessageAction | None:
+        """This controller's first user message in the stream (looked up once, then cached)."""
+        if self._cached_first_user_message is None:
+            self._cached_first_user_message = next(
+                (
+                    event
+                    for event in self.event_stream.search_events(start_id=self.state.start_id)
+                    if isinstance(event, MessageAction) and event.source == EventSource.USER
+                ),
+                None,
+            )
+        return self._cached_first_user_message
 
     def _recall_type_for(self, message: MessageAction) -> RecallType:
         """Workspace context for this controller's first user message, knowledge after."""
@@ -433,26 +468,25 @@ class AgentController:
                 logger.exception("Error while running the agent")
                 self._react_to_exception(reportable_exception(exc))
 
-    def _step(self) -> None:
+    def _step(self) -> _Done:
         if self.state.agent_state != AgentState.RUNNING or self._pending_action is not None:
-            return
+            return DONE
         self.state_tracker.sync_budget_flag_with_metrics()
         if self._is_stuck():
-            self._react_to_exception(AgentStuckInLoopError("Agent got stuck in a loop"))
-            return
+            return self._react_to_exception(AgentStuckInLoopError("Agent got stuck in a loop"))
         try:
             self.state_tracker.run_control_flags()
         except RuntimeError as limit_error:
-            self._react_to_exception(limit_error)
-            return
+            return self._react_to_exception(limit_error)
         action = self._next_action()
         if action is None:
-            return
+            return DONE
         if action.runnable:
             self._gate_for_confirmation(action)
             self._pending_action = action
         if not isinstance(action, NullAction):
             self._publish_action(action)
+        return DONE
 
     def _next_action(self) -> Action | None:
         """The replayed or the agent's next action; None when the step ended otherwise."""
@@ -535,7 +569,7 @@ class AgentController:
 
     # --- errors and resets -------------------------------------------------------------------------
 
-    def _react_to_exception(self, exc: BaseException) -> None:
+    def _react_to_exception(self, exc: BaseException) -> _Done:
         reaction = react_to_exception(exc, self.status_callback is not None)
         self.state.last_error = reaction.last_error
         if self.status_callback is not None and reaction.runtime_status is not None:
@@ -544,6 +578,7 @@ class AgentController:
             except Exception:
                 logger.exception("Status callback failed")
         self._set_state(reaction.state)
+        return DONE
 
     def _reset(self) -> None:
         """On STOPPED/ERROR: answer an unanswered tool action, drop it, reset the agent."""

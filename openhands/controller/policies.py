@@ -210,8 +210,15 @@ def needs_not_executed_notice(pending: Action, history: Sequence[Event]) -> bool
     (The reference's check matched any metadata-less observation for a metadata-less
     action, so it rarely fired for those.)
     """
-    if pending.id == Event.INVALID_ID:
-        return False  # held back, never published: nothing to answer
+    if not hasattr(pending, "tool_call_metadata"):
+        return False  # the reference's presence check (agent.md §8.5)
+    held_back = (
+        pending.id == Event.INVALID_ID
+        and getattr(pending, "confirmation_state", None)
+        == ActionConfirmationStatus.AWAITING_CONFIRMATION
+    )
+    if held_back:
+        return False  # awaiting confirmation, never published: nothing ran, nothing to answer
     if not pending.runnable and pending.tool_call_metadata is None:
         return False  # e.g. a RecallAction: memory answers it or not, nothing ran
     metadata = pending.tool_call_metadata

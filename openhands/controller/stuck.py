@@ -17,6 +17,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
+from openhands.core.logger import openhands_logger as logger
 from openhands.events.action import (
     Action,
     IPythonRunCellAction,
@@ -38,6 +39,16 @@ REPEATED_ERROR_COUNT = 3
 MONOLOGUE_COUNT = 3
 ALTERNATION_COUNT = 6
 CONDENSATION_LOOP_COUNT = 10
+
+# The warning logged (once) when a pattern fires; log readers and tests match these texts.
+LOOP_MESSAGES: dict[str, str] = {
+    "repeated_pair": "Action, Observation loop detected",
+    "repeated_error": "Action, ErrorObservation loop detected",
+    "syntax_error": "Action, IPythonRunCellObservation loop detected",
+    "monologue": "Repeated MessageAction with source=AGENT detected",
+    "alternation": "Action, Observation pattern detected",
+    "condensation": "Context window error loop detected - repeated condensation events",
+}
 
 _EDIT_CALL = "edit_file_by_replace("
 _JUPYTER_CWD_LINE = "[Jupyter current working directory:"
@@ -65,13 +76,23 @@ def is_stuck(history: Sequence[Event], headless_mode: bool) -> bool:
         return False
     actions = _last_of_type(events, Action, ALTERNATION_COUNT)
     observations = _last_of_type(events, Observation, ALTERNATION_COUNT)
-    return (
-        _repeated_pair(actions, observations)
-        or _repeated_error(actions, observations)
-        or _monologue(events)
-        or (len(events) >= ALTERNATION_COUNT and _alternation(actions, observations))
-        or _condensation_loop(events)
-    )
+    if _repeated_pair(actions, observations):
+        logger.warning(LOOP_MESSAGES["repeated_pair"])
+        return True
+    error_kind = _repeated_error(actions, observations)
+    if error_kind is not None:
+        logger.warning(LOOP_MESSAGES[error_kind])
+        return True
+    if _monologue(events):
+        logger.warning(LOOP_MESSAGES["monologue"])
+        return True
+    if len(events) >= ALTERNATION_COUNT and _alternation(actions, observations):
+        logger.warning(LOOP_MESSAGES["alternation"])
+        return True
+    if _condensation_loop(events):
+        logger.warning(LOOP_MESSAGES["condensation"])
+        return True
+    return False
 
 
 # --- which events count --------------------------------------------------------------------
@@ -141,19 +162,21 @@ def _repeated_pair(actions: list[Event], observations: list[Event]) -> bool:
     return _all_same(actions[:n]) and _all_same(observations[:n])
 
 
-def _repeated_error(actions: list[Event], observations: list[Event]) -> bool:
+def _repeated_error(actions: list[Event], observations: list[Event]) -> str | None:
+    """Which kind of repeated failure ends the history, if any (a ``LOOP_MESSAGES`` key)."""
     n = REPEATED_ERROR_COUNT
     if len(actions) < n or len(observations) < n:
-        return False
+        return None
     if not _all_same(actions[:n]):
-        return False
+        return None
     recent = observations[:n]
     if all(isinstance(obs, ErrorObservation) for obs in recent):
-        return True
+        return "repeated_error"
     if all(isinstance(obs, IPythonRunCellObservation) for obs in recent):
         contents = [obs.content for obs in recent]  # type: ignore[attr-defined]
-        return _same_jupyter_syntax_error(contents)
-    return False
+        if _same_jupyter_syntax_error(contents):
+            return "syntax_error"
+    return None
 
 
 def _same_jupyter_syntax_error(contents: list[str]) -> bool:

@@ -16,6 +16,10 @@ from openhands.utils.shutdown_listener import should_continue, should_exit
 
 T = TypeVar("T")
 
+# The coroutine function every AsyncLLM awaits, read at call time: patch
+# ``openhands.llm.async_llm.litellm_acompletion`` to intercept the calls.
+litellm_acompletion: Callable[..., Awaitable[Any]] = litellm.acompletion
+
 # How often a call under way looks at the process-wide shutdown flag.
 CANCEL_POLL_SECONDS = 0.1
 
@@ -67,7 +71,7 @@ class AsyncLLM(LLM):
 
     async def _call_acompletion(self, **kwargs: Any) -> Any:
         """The one place that awaits LiteLLM (looked up at call time, so it can be patched)."""
-        return await litellm.acompletion(**kwargs)
+        return await litellm_acompletion(**kwargs)
 
     async def _send(self, call: PreparedCall, **overrides: Any) -> Any:
         """Await LiteLLM for ``call``, translating its errors like ``completion`` does.

@@ -15,7 +15,9 @@ with warnings.catch_warnings():
     # LiteLLM's types build their pydantic schemas lazily and warn (harmlessly) while at it;
     # build them here, once, where the warning can be silenced.
     warnings.simplefilter("ignore")
+    import httpx  # noqa: F401  (a module attribute: tests patch ``openhands.llm.llm.httpx.get``)
     import litellm
+    from litellm import create_pretrained_tokenizer
     from litellm.types.utils import Message as LiteLLMMessage
     from litellm.types.utils import ModelResponse
 
@@ -224,14 +226,14 @@ class LLM(RetryMixin, DebugMixin):
                 )
             )
         except Exception as exc:
-            logger.warning("Could not count tokens for model %s: %s", self.config.model, exc)
+            logger.error(f"Error getting token count for\n model {self.config.model}\n{exc}")
             return 0
 
     def _custom_tokenizer(self) -> Any:
         if not self._tokenizer_loaded and self.config.custom_tokenizer is not None:
             self._tokenizer_loaded = True
             try:
-                self._tokenizer = litellm.create_pretrained_tokenizer(self.config.custom_tokenizer)
+                self._tokenizer = create_pretrained_tokenizer(self.config.custom_tokenizer)
             except Exception as exc:
                 logger.warning("Could not load tokenizer %s: %s", self.config.custom_tokenizer, exc)
         return self._tokenizer
@@ -304,8 +306,11 @@ class LLM(RetryMixin, DebugMixin):
 
     def _finish_call(self, call: PreparedCall, response: ModelResponse) -> ModelResponse:
         """Latency, the no-choices check, un-mocking, cost/tokens and the completion log."""
-        self.metrics.add_response_latency(max(0.0, time.time() - call.started), response.id or "")
-        if not response.choices:
+        # Mapping access: a ModelResponse and a plain dict answer (mocks, proxies) alike.
+        self.metrics.add_response_latency(
+            max(0.0, time.time() - call.started), response.get("id") or ""
+        )
+        if not response.get("choices"):
             raise LLMNoResponseError(
                 "Response choices is less than 1. Response: " + str(response)[:500]
             )
@@ -364,17 +369,17 @@ class LLM(RetryMixin, DebugMixin):
             except CostUnavailable:
                 logger.debug("No price known for %s; cost tracking is off", self.config.model)
                 self.cost_metric_supported = False
-        usage = getattr(response, "usage", None)
+        usage = response.get("usage")
         if usage is not None:
-            details = getattr(usage, "prompt_tokens_details", None)
-            extra = getattr(usage, "model_extra", None) or {}
+            details = _field(usage, "prompt_tokens_details")
+            extra = _field(usage, "model_extra") or {}
             self.metrics.add_token_usage(
-                prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-                completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
-                cache_read_tokens=int(getattr(details, "cached_tokens", 0) or 0),
+                prompt_tokens=int(_field(usage, "prompt_tokens") or 0),
+                completion_tokens=int(_field(usage, "completion_tokens") or 0),
+                cache_read_tokens=int(_field(details, "cached_tokens") or 0),
                 cache_write_tokens=int(extra.get("cache_creation_input_tokens", 0) or 0),
                 context_window=int(self.config.max_input_tokens or 0),
-                response_id=response.id or "",
+                response_id=response.get("id") or "",
             )
         return cost
 
@@ -386,3 +391,10 @@ class LLM(RetryMixin, DebugMixin):
         return f"LLM(model={self.config.model}, service_id={self.service_id})"
 
     __repr__ = __str__
+
+
+def _field(value: Any, name: str) -> Any:
+    """``value.name`` or ``value[name]``: usage records come as objects or as plain dicts."""
+    if isinstance(value, dict):
+        return value.get(name)
+    return getattr(value, name, None)

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Generator, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from openhands.core.config.mcp_config import MCPConfig
 from openhands.core.logger import openhands_logger as logger
@@ -42,6 +42,27 @@ KNOWLEDGE_CONTENT = "Retrieved knowledge from microagents"
 StatusCallback = Callable[[str, Any, str], None]
 
 
+class _FromModule:
+    """Default for a microagents folder: the module constant, read when Memory is built
+    (so patching ``GLOBAL_MICROAGENTS_DIR``/``USER_MICROAGENTS_DIR`` takes effect)."""
+
+
+_FROM_MODULE: Final = _FromModule()
+
+
+class _Done:
+    """Returned by ``Memory._on_event``, which finishes before returning; code written
+    for an asynchronous Memory may await it, which completes at once."""
+
+    __slots__ = ()
+
+    def __await__(self) -> Generator[None, None, None]:
+        yield from ()
+
+
+_DONE: Final = _Done()
+
+
 class _EventStream(Protocol):
     def subscribe(
         self, subscriber_id: Any, callback: Callable[[Event], None], callback_id: str
@@ -64,9 +85,10 @@ class Memory:
         event_stream: _EventStream,
         sid: str | None = None,
         status_callback: StatusCallback | None = None,
-        global_microagents_dir: str | Path | None = GLOBAL_MICROAGENTS_DIR,
-        user_microagents_dir: str | Path | None = USER_MICROAGENTS_DIR,
+        global_microagents_dir: str | Path | _FromModule | None = _FROM_MODULE,
+        user_microagents_dir: str | Path | _FromModule | None = _FROM_MODULE,
     ) -> None:
+        """``None`` for a folder skips it; by default the module's folders are used."""
         self.event_stream = event_stream
         self.sid = sid or uuid.uuid4().hex
         self.status_callback = status_callback
@@ -76,6 +98,10 @@ class Memory:
         self.runtime_info: RuntimeInfo | None = None
         self.conversation_instructions: ConversationInstructions | None = None
 
+        if isinstance(global_microagents_dir, _FromModule):
+            global_microagents_dir = GLOBAL_MICROAGENTS_DIR
+        if isinstance(user_microagents_dir, _FromModule):
+            user_microagents_dir = USER_MICROAGENTS_DIR
         if global_microagents_dir is not None:
             self._load_dir(Path(global_microagents_dir), create=False)
         if user_microagents_dir is not None:
@@ -85,19 +111,24 @@ class Memory:
     # --- the stream -------------------------------------------------------------------------
 
     def on_event(self, event: Event) -> None:
+        """Stream callback: answer a RecallAction (errors go to the status callback)."""
+        self._on_event(event)
+
+    def _on_event(self, event: Event) -> _Done:
         if not isinstance(event, RecallAction):
-            return
+            return _DONE
         try:
             answer = self._answer(event)
         except Exception as exc:
             message = f"Error: {type(exc).__name__}"
             logger.error("Memory could not answer recall %s: %s", event.id, exc)
             self._report_error(message)
-            return
+            return _DONE
         if answer is None:
-            return
+            return _DONE
         answer.cause = event.id
         self.event_stream.add_event(answer, EventSource.ENVIRONMENT)
+        return _DONE
 
     def _answer(self, recall: RecallAction) -> RecallObservation | NullObservation | None:
         """The observation to publish; None when this recall is not Memory's to answer."""
@@ -105,18 +136,24 @@ class Memory:
         if recall.recall_type == RecallType.WORKSPACE_CONTEXT:
             if recall.source != EventSource.USER:
                 return None
-            observation = self.workspace_context(recall.query)
+            observation = self._on_workspace_context_recall(recall)
         elif recall.recall_type == RecallType.KNOWLEDGE:
             if recall.source not in (EventSource.USER, EventSource.AGENT):
                 return None
-            observation = self.knowledge(recall.query)
+            observation = self._on_microagent_recall(recall)
         else:
             return None
         return observation if observation is not None else NullObservation(content="")
 
+    def _on_workspace_context_recall(self, recall: RecallAction) -> RecallObservation | None:
+        return self.workspace_context(recall.query)
+
+    def _on_microagent_recall(self, recall: RecallAction) -> RecallObservation | None:
+        return self.knowledge(recall.query)
+
     def workspace_context(self, query: str) -> RecallObservation | None:
         """Everything known about the workspace, or None if there is nothing at all."""
-        knowledge = self.find_microagent_knowledge(query)
+        knowledge = self._find_microagent_knowledge(query)
         if not (
             self.repository_info
             or self.runtime_info
@@ -148,7 +185,7 @@ class Memory:
         )
 
     def knowledge(self, query: str) -> RecallObservation | None:
-        knowledge = self.find_microagent_knowledge(query)
+        knowledge = self._find_microagent_knowledge(query)
         if not knowledge:
             return None
         return RecallObservation(
@@ -159,6 +196,9 @@ class Memory:
 
     def find_microagent_knowledge(self, query: str) -> list[MicroagentKnowledge]:
         """Knowledge microagents whose trigger appears in ``query``."""
+        return self._find_microagent_knowledge(query)
+
+    def _find_microagent_knowledge(self, query: str) -> list[MicroagentKnowledge]:
         if not query:
             return []
         found = []

@@ -227,8 +227,11 @@ def test_not_executed_notice_only_for_unanswered_published_tool_actions() -> Non
     other.tool_call_metadata = _metadata("c2")
     assert policies.needs_not_executed_notice(action, [other, ErrorObservation("no metadata")])
 
-    never_published = CmdRunAction("ls")
-    assert not policies.needs_not_executed_notice(never_published, [])
+    held_back = CmdRunAction("ls")
+    held_back.confirmation_state = ActionConfirmationStatus.AWAITING_CONFIRMATION
+    assert not policies.needs_not_executed_notice(held_back, [])
+    # Not awaiting anything and unanswered: it still gets its notice, published or not.
+    assert policies.needs_not_executed_notice(CmdRunAction("ls"), [])
 
     recall = RecallAction(recall_type=RecallType.KNOWLEDGE)
     recall.id = 3

@@ -259,3 +259,37 @@ def test_detector_reads_the_states_current_history() -> None:
     assert not detector.is_stuck(headless_mode=True)
     state.history = pairs("ls", 4)
     assert detector.is_stuck(headless_mode=True)
+
+
+# --- the warning each pattern logs ---------------------------------------------------------------
+
+
+def _warnings_while_checking(history: list[Event]) -> list[str]:
+    from unittest.mock import patch
+
+    with patch("logging.Logger.warning") as warning:
+        assert check(history)
+    return [c.args[0] for c in warning.call_args_list]
+
+
+def test_each_pattern_logs_one_named_warning() -> None:
+    errors: list[Event] = []
+    for i in range(3):
+        errors += [cmd("make"), ErrorObservation(f"error {i}")]
+    alternating: list[Event] = []
+    for _ in range(3):
+        alternating += [*pairs("ls", 1), *pairs("pwd", 1)]
+    assert _warnings_while_checking(pairs("ls", 4)) == ["Action, Observation loop detected"]
+    assert _warnings_while_checking(errors) == ["Action, ErrorObservation loop detected"]
+    assert _warnings_while_checking(alternating) == ["Action, Observation pattern detected"]
+    assert _warnings_while_checking([_summary() for _ in range(10)]) == [
+        "Context window error loop detected - repeated condensation events"
+    ]
+
+
+def test_no_warning_when_not_stuck() -> None:
+    from unittest.mock import patch
+
+    with patch("logging.Logger.warning") as warning:
+        assert not check(pairs("ls", 3))
+    warning.assert_not_called()

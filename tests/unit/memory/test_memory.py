@@ -165,7 +165,7 @@ def test_errors_go_to_the_status_callback(
     def broken(query: str) -> list:
         raise RuntimeError("index is gone")
 
-    memory.find_microagent_knowledge = broken  # type: ignore[method-assign]
+    memory._find_microagent_knowledge = broken  # type: ignore[method-assign]
     _recall(stream, RecallType.KNOWLEDGE, "flask", EventSource.USER)
     kind, status, message = reports.get(timeout=TIMEOUT)
     assert (kind, status, message) == ("error", RuntimeStatus.ERROR_MEMORY, "Error: RuntimeError")
@@ -202,3 +202,59 @@ def test_repository_info_needs_a_name_or_directory(
     assert memory.repository_info is None
     memory.set_repository_info("a/b", None)
     assert memory.repository_info is not None
+
+
+# --- patch points and awaitable handling -------------------------------------------------------
+
+
+def test_module_folders_are_read_when_memory_is_built(
+    stream: EventStream, microagent_dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    global_dir, user_dir = microagent_dirs
+    monkeypatch.setattr("openhands.memory.memory.GLOBAL_MICROAGENTS_DIR", global_dir)
+    monkeypatch.setattr("openhands.memory.memory.USER_MICROAGENTS_DIR", user_dir)
+    memory = Memory(stream, "sid")
+    assert "frameworks/flask" in memory.knowledge_microagents
+    assert user_dir.is_dir()
+
+
+def test_a_failing_knowledge_lookup_is_reported_by_exception_type(
+    stream: EventStream, microagent_dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reports: list[tuple[str, Any, str]] = []
+    memory = _memory(stream, microagent_dirs, status_callback=lambda *a: reports.append(a))
+
+    def broken(query: str) -> list[Any]:
+        raise ValueError("index gone")
+
+    monkeypatch.setattr(memory, "_find_microagent_knowledge", broken)
+    memory.on_event(_recall(stream, RecallType.WORKSPACE_CONTEXT, "hi", EventSource.USER))
+    assert reports == [("error", RuntimeStatus.ERROR_MEMORY, "Error: ValueError")]
+
+
+def test_on_event_hook_can_be_awaited(microagent_dirs: tuple[Path, Path]) -> None:
+    import asyncio
+
+    published: list[tuple[Event, EventSource]] = []
+
+    class _Stream:
+        def subscribe(self, *args: Any) -> None:
+            pass
+
+        def add_event(self, event: Event, source: EventSource) -> None:
+            published.append((event, source))
+
+    memory = Memory(
+        _Stream(), "sid", global_microagents_dir=microagent_dirs[0], user_microagents_dir=None
+    )
+    recall = RecallAction(recall_type=RecallType.KNOWLEDGE, query="a Flask app")
+    recall.source = EventSource.USER
+
+    asyncio.run(_await(memory._on_event(recall)))
+    [(answer, source)] = published
+    assert isinstance(answer, RecallObservation) and source == EventSource.ENVIRONMENT
+    assert [k.name for k in answer.microagent_knowledge] == ["frameworks/flask"]
+
+
+async def _await(awaitable: Any) -> None:
+    await awaitable
