@@ -21,7 +21,7 @@ from openhands.core.config.arg_utils import openhands_version
 from openhands.core.logger import openhands_logger as logger
 from openhands.core.loop import error_to_state_callback
 from openhands.core.schema import AgentState
-from openhands.core.setup import ConversationBuilder, generate_sid
+from openhands.core.setup import ConversationBuilder, create_agent, generate_sid
 from openhands.events.action import Action, MessageAction, NullAction
 from openhands.events.event import Event, EventSource
 from openhands.events.observation import AgentStateChangedObservation
@@ -105,7 +105,10 @@ def install_status_callback(controller: AgentController, runtime: Runtime, memor
 
     on_status = error_to_state_callback(controller, asyncio.get_running_loop())
     for component in (runtime, controller, memory):
-        component.status_callback = _chained(component.status_callback, on_status)
+        # A stand-in runtime (a test double specced on a client class) may lack the
+        # attribute until it is set here.
+        current: StatusCallback | None = getattr(component, "status_callback", None)
+        component.status_callback = _chained(current, on_status)
 
 
 def _chained(first: StatusCallback | None, second: StatusCallback) -> StatusCallback:
@@ -142,8 +145,10 @@ async def run_controller(
     sid = sid or generate_sid(config)
     # The same builder the server uses, so the two assemble a conversation alike.
     builder = ConversationBuilder(config, sid, headless_mode=headless_mode)
-    builder.build_llm_registry()
-    builder.build_agent()
+    registry, _ = builder.build_llm_registry()
+    # Through this module's ``create_agent`` (the reference's name here, which evaluation
+    # harnesses replace to run their own agent); it builds what ``build_agent`` builds.
+    builder.agent = create_agent(config, registry)
 
     if runtime is None:
         runtime = builder.build_runtime()

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from openhands.core.schema import AgentState
 from openhands.events.event import Event
 from openhands.events.observation import AgentStateChangedObservation, CmdOutputObservation
@@ -55,3 +57,30 @@ def test_pausing_ends_a_headless_run(tmp_path: Path, scripted_llm: ScriptedLLMSe
 
     assert state.agent_state == AgentState.PAUSED
     assert state_changes(run.events())[-1] == "paused"
+
+
+def test_run_controller_builds_its_agent_through_the_module_name(
+    tmp_path: Path, scripted_llm: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Harnesses replace ``openhands.core.main.create_agent`` to run their own agent."""
+    import openhands.core.main as headless
+    from openhands.controller.agent import Agent
+    from openhands.core.config import OpenHandsConfig
+    from openhands.llm.llm_registry import LLMRegistry
+
+    built: list[Agent] = []
+    real_create_agent = headless.create_agent
+
+    def recording_create_agent(config: OpenHandsConfig, llm_registry: LLMRegistry) -> Agent:
+        agent = real_create_agent(config, llm_registry)
+        built.append(agent)
+        return agent
+
+    monkeypatch.setattr(headless, "create_agent", recording_create_agent)
+    run = HeadlessRun(tmp_path, scripted_llm)
+    scripted_llm.push(s.tool_call("finish", {"message": "done"}))
+
+    state = run.run("Finish.")
+
+    assert state.agent_state == AgentState.FINISHED
+    assert len(built) == 1 and built[0].llm.config.model == run.config.get_llm_config().model
