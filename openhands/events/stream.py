@@ -183,6 +183,15 @@ class EventStream(EventStore):
 
     # --- secrets -------------------------------------------------------------------------
 
+    @property
+    def secrets(self) -> dict[str, str]:
+        """The secret map (name -> value). Assigning a new map is the same as ``set_secrets``."""
+        return self._secrets
+
+    @secrets.setter
+    def secrets(self, secrets: dict[str, str]) -> None:
+        self.set_secrets(secrets)
+
     def set_secrets(self, secrets: dict[str, str]) -> None:
         self._secrets = dict(secrets)
         self._refresh_secret_values()
@@ -209,6 +218,17 @@ class EventStream(EventStore):
         if isinstance(value, list):
             return [self._mask(v, values) for v in value]
         return value
+
+    def _replace_secrets(self, data: dict[str, Any], is_top_level: bool = True) -> dict[str, Any]:
+        """A copy of the serialized event ``data`` with every secret value masked, as
+        ``add_event`` stores it (the identifying top-level keys are left alone)."""
+        values = self._masking.values
+        if not values:
+            return dict(data)
+        if not is_top_level:
+            masked: dict[str, Any] = self._mask(data, values)
+            return masked
+        return {k: (v if k in _PROTECTED_KEYS else self._mask(v, values)) for k, v in data.items()}
 
     def _serialize(self, event: Event) -> tuple[dict[str, Any], dict[str, Any], bytes]:
         """The unmasked dict of ``event``, its masked dict and the masked JSON text. The two

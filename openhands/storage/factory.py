@@ -78,9 +78,9 @@ def get_file_store(
 def get_file_store_from_config(config: FileStoreConfig) -> FileStore:
     """``get_file_store`` with the ``file_store*`` attributes of ``config``."""
     return get_file_store(
-        config.file_store,
-        config.file_store_path,
-        config.file_store_web_hook_url,
-        config.file_store_web_hook_headers,
-        config.file_store_web_hook_batch,
+        file_store_type=config.file_store,
+        file_store_path=config.file_store_path,
+        file_store_web_hook_url=config.file_store_web_hook_url,
+        file_store_web_hook_headers=config.file_store_web_hook_headers,
+        file_store_web_hook_batch=config.file_store_web_hook_batch,
     )

@@ -79,7 +79,7 @@ class AgentConfig(BaseModel):
         try:
             base = cls.model_validate(base_data)
         except ValidationError as exc:
-            openhands_logger.warning("Invalid [agent] section, using defaults: %s", exc)
+            openhands_logger.warning("Invalid base agent configuration: %s. Using defaults.", exc)
             base = cls()
             base_data = {}
         configs: dict[str, AgentConfig] = {DEFAULT_AGENT_SECTION: base}

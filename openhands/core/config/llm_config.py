@@ -104,7 +104,9 @@ class LLMConfig(BaseModel):
         try:
             base = cls.model_validate(base_data)
         except ValidationError as exc:
-            openhands_logger.warning("Invalid [llm] section, using defaults: %s", exc)
+            openhands_logger.warning(
+                "Cannot parse [llm] config from toml. Continuing with defaults. Error: %s", exc
+            )
             base = cls()
             base_data = {}
         configs: dict[str, LLMConfig] = {DEFAULT_LLM_SECTION: base}
@@ -114,5 +116,9 @@ class LLMConfig(BaseModel):
             try:
                 configs[name] = cls.model_validate({**base_data, **overrides})
             except ValidationError as exc:
-                openhands_logger.warning("Skipping invalid [llm.%s] section: %s", name, exc)
+                openhands_logger.warning(
+                    "Cannot parse [llm.%s] config from toml. This section will be skipped. Error: %s",
+                    name,
+                    exc,
+                )
         return configs

@@ -33,14 +33,14 @@ _CONFIG = ConfigDict(extra="forbid", validate_assignment=True)
 def _check_url(url: str) -> str:
     url = url.strip()
     if not url:
-        raise ValueError("MCP server URL cannot be empty")
+        raise ValueError("URL cannot be empty")
     parsed = urlparse(url)
-    if parsed.scheme not in ALLOWED_URL_SCHEMES:
-        raise ValueError(
-            f"MCP server URL {url!r} must use one of: {', '.join(sorted(ALLOWED_URL_SCHEMES))}"
-        )
+    if not parsed.scheme:
+        raise ValueError("URL must include a scheme (http:// or https://)")
     if not parsed.netloc:
-        raise ValueError(f"MCP server URL {url!r} has no host")
+        raise ValueError("URL must include a valid domain/host")
+    if parsed.scheme not in ALLOWED_URL_SCHEMES:
+        raise ValueError("URL scheme must be http, https, ws, or wss")
     return url
 
 
@@ -135,7 +135,15 @@ class MCPStdioServerConfig(BaseModel):
     @classmethod
     def _split_args(cls, value: Any) -> Any:
         # Accept a shell-like string as well as a list.
-        return shlex.split(value) if isinstance(value, str) else value
+        if not isinstance(value, str):
+            return value
+        try:
+            return shlex.split(value)
+        except ValueError as exc:
+            raise ValueError(
+                f"Invalid argument format: {exc}. Use shell-like format, e.g. "
+                '"arg1 arg2" or \'--config "value with spaces"\''
+            ) from exc
 
     @field_validator("env", mode="before")
     @classmethod

@@ -51,11 +51,13 @@ def read_toml(toml_file: str) -> dict[str, Any] | None:
 def check_section_keys(section_name: str, model: type[BaseModel], data: Any) -> None:
     """A ConfigurationError unless `data` is a table whose keys are all fields of `model`."""
     if not isinstance(data, dict):
-        raise ConfigurationError(f"[{section_name}] in config.toml must be a table")
+        raise ConfigurationError(
+            f"Error in [{section_name}] section in config.toml: it must be a table"
+        )
     unknown = sorted(set(data) - set(model.model_fields))
     if unknown:
         raise ConfigurationError(
-            f"Unknown key(s) in [{section_name}] of config.toml: {', '.join(unknown)}"
+            f"Error in [{section_name}] section in config.toml: unknown key(s) {', '.join(unknown)}"
         )
 
 
@@ -65,7 +67,9 @@ def validate_section(section_name: str, model: type[ModelT], data: Any) -> Model
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise ConfigurationError(f"Invalid [{section_name}] section in config.toml: {exc}") from exc
+        raise ConfigurationError(
+            f"Error in [{section_name}] section in config.toml: {exc}"
+        ) from exc
 
 
 def _load_core(cfg: OpenHandsConfig, data: dict[str, Any]) -> None:

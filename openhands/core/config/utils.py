@@ -130,14 +130,21 @@ def setup_config_from_args(args: argparse.Namespace) -> OpenHandsConfig:
         register_config_secrets(llm_config)
         config.set_llm_config(llm_config)
 
-    if getattr(args, "agent_cls", None):
-        config.default_agent = args.agent_cls
-    if getattr(args, "max_iterations", None) is not None:
-        config.max_iterations = args.max_iterations
-    if getattr(args, "max_budget_per_task", None) is not None:
-        config.max_budget_per_task = args.max_budget_per_task
-    if getattr(args, "selected_repo", None):
-        config.sandbox.selected_repo = args.selected_repo
-    if getattr(args, "replay_trajectory_path", None):
-        config.replay_trajectory_path = args.replay_trajectory_path
+    # Only values of the flag's own type are applied: a namespace built by hand (or a mock)
+    # may lack a flag or hold something else there.
+    agent_cls = getattr(args, "agent_cls", None)
+    if isinstance(agent_cls, str) and agent_cls:
+        config.default_agent = agent_cls
+    max_iterations = getattr(args, "max_iterations", None)
+    if isinstance(max_iterations, int):
+        config.max_iterations = max_iterations
+    max_budget = getattr(args, "max_budget_per_task", None)
+    if isinstance(max_budget, int | float):
+        config.max_budget_per_task = max_budget
+    selected_repo = getattr(args, "selected_repo", None)
+    if isinstance(selected_repo, str) and selected_repo:
+        config.sandbox.selected_repo = selected_repo
+    replay_path = getattr(args, "replay_trajectory_path", None)
+    if isinstance(replay_path, str) and replay_path:
+        config.replay_trajectory_path = replay_path
     return config
