@@ -40,15 +40,22 @@ def _say(markup: str = "") -> None:
     print_formatted_text(HTML(markup), file=sys.stdout)
 
 
+def _format_docker_command_for_logging(cmd: list[str]) -> str:
+    """The grey ``Running Docker command: ...`` line for ``cmd`` (markup in it escaped)."""
+    return f"<grey>Running Docker command: {html.escape(' '.join(cmd))}</grey>"
+
+
 def check_docker_requirements() -> bool:
     """Whether ``docker`` is on PATH and its daemon answers; explains what is missing if not."""
     if shutil.which("docker") is None:
         _say("<ansired>❌ Docker is not installed or not in PATH.</ansired>")
         _say("Please install Docker first: https://docs.docker.com/get-docker/")
         return False
+    info_command = ["docker", "info"]
+    _say(_format_docker_command_for_logging(info_command))
     try:
         result = subprocess.run(
-            ["docker", "info"],
+            info_command,
             capture_output=True,
             text=True,
             timeout=DOCKER_INFO_TIMEOUT_SECONDS,
@@ -169,6 +176,11 @@ def launch_gui_server(mount_cwd: bool = False, gpu: bool = False, port: int | No
         _say()
         _say("<ansigreen>✓ OpenHands GUI server stopped successfully.</ansigreen>")
         sys.exit(0)
+    except BaseException:
+        # Whatever else ends the wait (SystemExit, a test's timeout), the server must not be
+        # left running without us.
+        _stop_server(process)
+        raise
 
     if returncode != 0:
         _say(f"<ansired>❌ The OpenHands GUI server exited with code {returncode}.</ansired>")

@@ -13,6 +13,7 @@ time. Listing the models imports LiteLLM, so that happens only when a flow start
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -126,8 +127,11 @@ def display_settings(config: OpenHandsConfig) -> None:
 
 
 def _notice(message: str) -> None:
+    # Only markup characters are escaped: quotes stay as typed in the HTML source.
     print_formatted_text("")
-    print_formatted_text(HTML("<grey>{}</grey>").format(message), style=DEFAULT_STYLE)
+    print_formatted_text(
+        HTML(f"<grey>{html.escape(message, quote=False)}</grey>"), style=DEFAULT_STYLE
+    )
     print_formatted_text("")
 
 
@@ -140,16 +144,21 @@ async def get_validated_input(
     *,
     default_value: str = "",
     enter_keeps_value: str | None = None,
+    is_password: bool = False,
 ) -> str:
     """Ask until the answer passes ``validator`` (or, without one, is non-empty).
 
     ``default_value`` is prefilled for editing; an empty answer means ``enter_keeps_value``
-    when that is given (used to keep a secret without showing it). Raises what the prompt
+    when that is given (used to keep a secret without showing it); ``is_password`` hides the
+    typed characters. Raises what the prompt
     raises on cancel: ``UserCancelledError``, ``KeyboardInterrupt``, ``EOFError``.
     """
     session.completer = completer
     while True:
-        value = (await session.prompt_async(prompt_text, default=default_value)).strip()
+        answer = await session.prompt_async(
+            prompt_text, default=default_value, is_password=is_password
+        )
+        value = answer.strip()
         if not value and enter_keeps_value is not None:
             value = enter_keeps_value
         valid = validator(value) if validator is not None else bool(value)
@@ -235,11 +244,12 @@ def _models_of(provider: str, organized: Mapping[str, _ProviderEntry]) -> list[s
     return verified + [model for model in listed if model not in verified]
 
 
-def _default_model(provider: str, models: Sequence[str]) -> str:
-    verified = _verified_models(provider)
-    if verified:
-        return verified[0]
-    return models[0] if models else _FALLBACK_MODEL
+def _option_at(options: Sequence[str], choice: int) -> str | None:
+    """The menu entry at ``choice``; ``None`` when the index is not one of the entries."""
+    try:
+        return options[choice]
+    except (IndexError, TypeError):
+        return None
 
 
 def _initial_provider_index(verified: list[str], preferred: str) -> int:
@@ -262,14 +272,16 @@ async def _choose_provider(
         HTML("\n<grey>Default provider: </grey><green>{}</green>").format(default_provider),
         style=DEFAULT_STYLE,
     )
+    options = [*verified, _SELECT_ANOTHER_PROVIDER]
     choice = cli_confirm(
         config,
         "(Step 1/3) Select LLM Provider:",
-        [*verified, _SELECT_ANOTHER_PROVIDER],
+        options,
         initial_selection=_initial_provider_index(verified, current_provider or default_provider),
     )
-    if 0 <= choice < len(verified):
-        return verified[choice]
+    picked = _option_at(options, choice)
+    if picked is not None and picked != _SELECT_ANOTHER_PROVIDER:
+        return picked
     return await get_validated_input(
         session,
         "(Step 1/3) Select LLM Provider (TAB for options, CTRL-c to cancel): ",
@@ -290,7 +302,8 @@ def _choose_openhands_model(config: OpenHandsConfig, current_model: str) -> str:
         models,
         initial_selection=initial,
     )
-    return models[choice] if 0 <= choice < len(models) else models[initial]
+    picked = _option_at(models, choice)
+    return picked if picked is not None else models[initial]
 
 
 async def _choose_model(
@@ -298,11 +311,11 @@ async def _choose_model(
     session: PromptSession[str],
     provider: str,
     models: list[str],
+    default_model: str,
     current_model: str,
 ) -> str:
     if provider == "openhands" and VERIFIED_OPENHANDS_MODELS:
         return _choose_openhands_model(config, current_model)
-    default_model = _default_model(provider, models)
     print_formatted_text(
         HTML("\n<grey>Default model: </grey><green>{}</green>").format(default_model),
         style=DEFAULT_STYLE,
@@ -365,8 +378,14 @@ async def modify_llm_settings_basic(config: OpenHandsConfig, settings_store: Set
         if provider != current.provider:
             # Another provider's model name and key would not work with this one.
             current = _CurrentLLM(provider=provider, model="", api_key="")
-        models = _models_of(provider, organized)
-        model = await _choose_model(config, session, provider, models, current.model)
+        provider_models = _models_of(provider, organized)
+        # Set default model to the best verified model for the provider: the verified ones
+        # come first in provider_models, then the rest LiteLLM lists.
+        default_model = provider_models[0] if provider_models else _FALLBACK_MODEL
+        # Show the default model and offer another one (a menu for OpenHands models).
+        model = await _choose_model(
+            config, session, provider, provider_models, default_model, current.model
+        )
         if provider == "openhands":
             print_formatted_text(
                 f"\nYour OpenHands LLM API key is on the API Keys page of OpenHands Cloud: "

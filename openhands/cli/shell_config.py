@@ -46,11 +46,15 @@ class ShellConfigManager:
         self.is_windows = platform.system() == "Windows"
 
     def detect_shell(self) -> str | None:
-        """The user's shell (one of ``SUPPORTED_SHELLS``), or ``None`` if it cannot be told."""
+        """The user's shell (one of ``SUPPORTED_SHELLS``), or ``None`` if it cannot be told.
+
+        The shell this process runs in (``shellingham``, when installed) wins over ``$SHELL``,
+        which only names the login shell.
+        """
         if self.is_windows:
             return "powershell"
-        shell_path = os.environ.get("SHELL", "")
-        name = Path(shell_path).name.lower()
+        name = _running_shell_name() or Path(os.environ.get("SHELL", "")).name
+        name = name.lower()
         if name in ("pwsh", "powershell"):
             return "powershell"
         return name if name in SUPPORTED_SHELLS else None
@@ -67,13 +71,10 @@ class ShellConfigManager:
             return home / f".{shell}rc"
         if shell == "powershell":
             return home / "Documents" / "PowerShell" / "Microsoft.PowerShell_profile.ps1"
-        # bash reads .bashrc for interactive shells; a login-only setup (macOS) has only
-        # .bash_profile, and writing a new .bashrc there would never be read.
+        # An existing .bashrc first; otherwise .bash_profile, which login shells (macOS
+        # terminals) always read (cli.md §14.3).
         bashrc = home / ".bashrc"
-        if bashrc.exists():
-            return bashrc
-        bash_profile = home / ".bash_profile"
-        return bash_profile if bash_profile.exists() else bashrc
+        return bashrc if bashrc.exists() else home / ".bash_profile"
 
     def get_shell_type_from_path(self, config_path: Path) -> str:
         """The shell an rc file belongs to, told from its name (bash when unclear)."""
@@ -109,7 +110,7 @@ class ShellConfigManager:
         elif shell in ("csh", "tcsh"):
             lines = [f"alias {name} {shlex.quote(self.command)}" for name in ALIAS_NAMES]
         else:
-            lines = [f"alias {name}={shlex.quote(self.command)}" for name in ALIAS_NAMES]
+            lines = [f"alias {name}={_double_quoted(self.command)}" for name in ALIAS_NAMES]
         return "\n".join(["", ALIAS_BLOCK_HEADER, *lines, ""])
 
     def add_aliases(self, config_path: Path | None = None) -> bool:
@@ -138,6 +139,23 @@ class ShellConfigManager:
         return f"source {_home_relative(path)}"
 
 
+def _running_shell_name() -> str:
+    """The name of the shell we run in, as ``shellingham`` tells it; ``''`` when unknown."""
+    try:
+        import shellingham  # optional; imported only when the alias flow needs it
+
+        name, _ = shellingham.detect_shell()
+    except Exception:  # not installed, or detection failed: fall back to $SHELL
+        return ""
+    return str(name)
+
+
+def _double_quoted(command: str) -> str:
+    """``"command"`` for bash, zsh and fish, with the characters they expand escaped."""
+    escaped = "".join("\\" + char if char in '"\\$`' else char for char in command)
+    return f'"{escaped}"'
+
+
 def _lacks_final_newline(path: Path) -> bool:
     try:
         with path.open("rb") as file:
@@ -151,11 +169,20 @@ def _lacks_final_newline(path: Path) -> bool:
 
 
 def _home_relative(path: Path) -> str:
-    """``~/.zshrc`` rather than ``/home/me/.zshrc`` when the file is under the home folder."""
+    """``~/.zshrc`` rather than ``/home/me/.zshrc``.
+
+    A file outside our home folder that still sits in a dot-entry of some home (``.zshrc``,
+    ``.config/fish/config.fish``) is named the same way, from that entry on.
+    """
     try:
         return "~/" + path.relative_to(Path.home()).as_posix()
     except ValueError:
-        return str(path)
+        pass
+    parts = path.parts
+    for index, part in enumerate(parts):
+        if part.startswith(".") and part not in (".", ".."):
+            return "~/" + "/".join(parts[index:])
+    return str(path)
 
 
 def add_aliases_to_shell_config() -> bool:

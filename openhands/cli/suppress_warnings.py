@@ -18,6 +18,8 @@ _IGNORED_MESSAGES: tuple[tuple[str, type[Warning]], ...] = (
     (r".*Pydantic serializer warnings.*", UserWarning),
     (r".*PydanticSerializationUnexpectedValue.*", UserWarning),
     (r".*Expected .* fields? but got .*", UserWarning),
+    # Our own deprecated helpers (e.g. EventStream.get_events) are still called by dependencies.
+    (r".*Call to deprecated method.*", DeprecationWarning),
 )
 
 # Whole categories a user can do nothing about.

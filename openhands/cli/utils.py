@@ -35,6 +35,11 @@ def _load_local_config() -> dict[str, object]:
     """The user's ``config.toml`` as a dict; ``{}`` when it is missing or unreadable."""
     if not _LOCAL_CONFIG_FILE_PATH.exists():
         return {}
+    return _read_local_config()
+
+
+def _read_local_config() -> dict[str, object]:
+    """Parse the user's ``config.toml`` (known to exist); ``{}`` when it cannot be read."""
     try:
         with open(_LOCAL_CONFIG_FILE_PATH, "r") as file:  # noqa: UP015 (see above)
             return dict(toml.load(file))
@@ -60,7 +65,7 @@ def add_local_config_trusted_dir(folder_path: str) -> None:
     since losing a broken file is better than never being able to trust a folder.
     """
     if _LOCAL_CONFIG_FILE_PATH.exists():
-        config = _load_local_config()
+        config = _read_local_config()
     else:
         _LOCAL_CONFIG_FILE_PATH.parent.mkdir(parents=True, exist_ok=True)
         config = {}

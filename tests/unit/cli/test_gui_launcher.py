@@ -77,7 +77,55 @@ def test_docker_ready(
 ) -> None:
     monkeypatch.setenv("PATH", f"{_fake_docker(tmp_path / 'bin', 0)}:/usr/bin:/bin")
     assert check_docker_requirements() is True
-    assert "❌" not in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "❌" not in out
+    assert "Running Docker command: docker info" in out
+
+
+def test_docker_command_line_is_escaped_markup() -> None:
+    line = gui_launcher._format_docker_command_for_logging(["docker", "run", "-e", "A=<b>&c"])
+    assert line == "<grey>Running Docker command: docker run -e A=&lt;b&gt;&amp;c</grey>"
+    assert gui_launcher._format_docker_command_for_logging([]) == (
+        "<grey>Running Docker command: </grey>"
+    )
+
+
+class _StubServer:
+    """Stands in for the server process: the first wait fails as an interrupted test would."""
+
+    def __init__(self) -> None:
+        self.waits = 0
+        self.terminated = False
+
+    def wait(self, timeout: float | None = None) -> int:
+        self.waits += 1
+        if self.waits == 1:
+            raise RuntimeError("waiting was interrupted")
+        return 0
+
+    def poll(self) -> int | None:
+        return 0 if self.terminated else None
+
+    def terminate(self) -> None:
+        self.terminated = True
+
+    def kill(self) -> None:
+        self.terminated = True
+
+
+def test_server_is_stopped_when_waiting_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = _StubServer()
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setattr(gui_launcher, "check_docker_requirements", lambda: True)
+    monkeypatch.setattr(gui_launcher.subprocess, "Popen", lambda *args, **kwargs: server)
+
+    with pytest.raises(RuntimeError, match="interrupted"):
+        gui_launcher.launch_gui_server(port=_free_port())
+
+    assert server.terminated
+    assert server.waits == 2  # the failed wait, then the one after terminate()
 
 
 def test_launch_without_docker_exits_1(

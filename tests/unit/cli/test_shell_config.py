@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -27,6 +29,8 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("SHELL", "/bin/bash")
+    # Whatever shell runs the tests must not matter: only $SHELL decides here.
+    monkeypatch.setattr(shell_config, "_running_shell_name", lambda: "")
     return home
 
 
@@ -64,6 +68,32 @@ def test_detect_shell(
     assert manager.detect_shell() == expected
 
 
+def _fake_shellingham(monkeypatch: pytest.MonkeyPatch, answer: tuple[str, str] | None) -> None:
+    def detect_shell() -> tuple[str, str]:
+        if answer is None:
+            raise RuntimeError("no shell found")
+        return answer
+
+    module = types.ModuleType("shellingham")
+    module.detect_shell = detect_shell  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "shellingham", module)
+
+
+def test_running_shell_wins_over_login_shell(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.undo()  # drop the fixture's stub of _running_shell_name
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("SHELL", "/bin/bash")
+    _fake_shellingham(monkeypatch, ("zsh", "/usr/bin/zsh"))
+    manager = ShellConfigManager()
+    manager.is_windows = False
+    assert manager.detect_shell() == "zsh"
+    assert manager.get_shell_config_path() == home / ".zshrc"
+
+    # A failed detection falls back to $SHELL.
+    _fake_shellingham(monkeypatch, None)
+    assert manager.detect_shell() == "bash"
+
+
 def test_detect_shell_on_windows(manager: ShellConfigManager) -> None:
     manager.is_windows = True
     assert manager.detect_shell() == "powershell"
@@ -78,8 +108,8 @@ def test_config_paths(manager: ShellConfigManager, home: Path) -> None:
 
 
 def test_bash_prefers_bashrc_then_bash_profile(manager: ShellConfigManager, home: Path) -> None:
-    # Neither exists: .bashrc.
-    assert manager.get_shell_config_path("bash") == home / ".bashrc"
+    # Neither exists: .bash_profile, which every login shell reads.
+    assert manager.get_shell_config_path("bash") == home / ".bash_profile"
     (home / ".bash_profile").write_text("")
     assert manager.get_shell_config_path("bash") == home / ".bash_profile"
     (home / ".bashrc").write_text("")
@@ -93,7 +123,7 @@ def test_config_path_follows_detected_shell(
     assert manager.get_shell_config_path() == home / ".zshrc"
     assert get_shell_config_path() == home / ".zshrc"
     monkeypatch.setenv("SHELL", "/bin/unknown-shell")
-    assert manager.get_shell_config_path() == home / ".bashrc"
+    assert manager.get_shell_config_path() == home / ".bash_profile"
 
 
 def test_path_home_is_read_at_call_time(
@@ -168,8 +198,8 @@ def test_add_aliases_appends_block_once(manager: ShellConfigManager, home: Path)
     text = rc.read_text()
     assert text.startswith("export EDITOR=vim\n")
     assert text.count(ALIAS_BLOCK_HEADER) == 1
-    assert f"alias openhands='{DEFAULT_COMMAND}'" in text
-    assert f"alias oh='{DEFAULT_COMMAND}'" in text
+    assert f'alias openhands="{DEFAULT_COMMAND}"' in text
+    assert f'alias oh="{DEFAULT_COMMAND}"' in text
     assert manager.aliases_exist(rc)
 
 
@@ -233,7 +263,13 @@ def test_reload_commands(manager: ShellConfigManager, home: Path, tmp_path: Path
         == "source ~/.config/fish/config.fish"
     )
     assert manager.get_reload_command(home / "p.ps1") == ". $PROFILE"
-    outside = tmp_path / "elsewhere" / ".bashrc"
+    # Another home's rc file is still named from its dot-entry on.
+    assert manager.get_reload_command(tmp_path / "other" / ".bashrc") == "source ~/.bashrc"
+    assert (
+        manager.get_reload_command(Path("/home/u/.config/fish/config.fish"))
+        == "source ~/.config/fish/config.fish"
+    )
+    outside = tmp_path / "etc" / "bashrc"
     assert manager.get_reload_command(outside) == f"source {outside}"
 
 
@@ -255,3 +291,21 @@ def test_decline_marker(home: Path) -> None:
     assert alias_setup_declined() is True
     mark_alias_setup_declined()  # a second time is harmless
     assert alias_setup_declined() is True
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_alias_command_is_not_expanded_when_written(
+    manager: ShellConfigManager, home: Path
+) -> None:
+    # The alias must run the command exactly as configured, with $ and quotes kept for later.
+    rc = home / ".bashrc"
+    manager.command = 'printf "%s|" "$0" "a b"'
+    manager.add_aliases(rc)
+
+    result = subprocess.run(
+        ["bash", "-c", f"shopt -s expand_aliases; source {rc}\noh"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert result.stdout == "bash|a b|"

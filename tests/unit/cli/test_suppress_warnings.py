@@ -40,6 +40,7 @@ def _emitted(message: str, category: type[Warning]) -> bool:
         ("PydanticSerializationUnexpectedValue(Expected 9 fields but got 5)", UserWarning),
         ("Expected 9 fields but got 5: Expected `Message`", UserWarning),
         ("old_api() is deprecated", DeprecationWarning),
+        ("Call to deprecated method get_events. (Use search_events instead)", DeprecationWarning),
         ("will be deprecated", PendingDeprecationWarning),
     ],
 )

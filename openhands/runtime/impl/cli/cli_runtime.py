@@ -220,8 +220,8 @@ class CLIRuntime(Runtime):
         resolved = os.path.realpath(candidate)
         if not is_within(workspace, resolved):
             raise PermissionError(
-                f"Invalid path traversal: {filename}. It resolves to {resolved}, which is "
-                f"outside the workspace {workspace}."
+                f"Invalid path traversal: {filename}. Path resolves outside the workspace "
+                f"{workspace} (to {resolved})."
             )
         return resolved
 
