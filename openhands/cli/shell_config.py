@@ -53,11 +53,15 @@ class ShellConfigManager:
         """
         if self.is_windows:
             return "powershell"
-        name = _running_shell_name() or Path(os.environ.get("SHELL", "")).name
-        name = name.lower()
-        if name in ("pwsh", "powershell"):
-            return "powershell"
-        return name if name in SUPPORTED_SHELLS else None
+        # A running shell we do not support (e.g. `sh` under make) says nothing about the
+        # user's own: $SHELL is asked next.
+        for name in (_running_shell_name(), Path(os.environ.get("SHELL", "")).name):
+            name = (name or "").lower()
+            if name in ("pwsh", "powershell"):
+                return "powershell"
+            if name in SUPPORTED_SHELLS:
+                return name
+        return None
 
     def get_shell_config_path(self, shell: str | None = None) -> Path:
         """The rc file of ``shell`` (default: the detected one; bash when unknown)."""

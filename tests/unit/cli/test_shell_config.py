@@ -93,6 +93,10 @@ def test_running_shell_wins_over_login_shell(home: Path, monkeypatch: pytest.Mon
     _fake_shellingham(monkeypatch, None)
     assert manager.detect_shell() == "bash"
 
+    # So does a running shell we have no rc file for (`sh` when run under make).
+    _fake_shellingham(monkeypatch, ("sh", "/bin/sh"))
+    assert manager.detect_shell() == "bash"
+
 
 def test_detect_shell_on_windows(manager: ShellConfigManager) -> None:
     manager.is_windows = True
