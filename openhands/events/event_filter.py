@@ -50,10 +50,8 @@ class EventFilter:
 
     def __post_init__(self) -> None:
         # Everything below is derived once: the fields are not meant to change afterwards.
-        if self.include_types is not None:
-            self.include_types = tuple(self.include_types)
-        if self.exclude_types is not None:
-            self.exclude_types = tuple(self.exclude_types)
+        self.include_types = _type_tuple(self.include_types)
+        self.exclude_types = _type_tuple(self.exclude_types)
         self._start = _to_datetime(self.start_date)
         self._end = _to_datetime(self.end_date)
         self._query = self.query.lower() if self.query else None
@@ -141,3 +139,15 @@ class EventFilter:
 
     def exclude(self, event: Event) -> bool:
         return not self.include(event)
+
+
+def _type_tuple(
+    types: tuple[type[Event], ...] | type[Event] | None,
+) -> tuple[type[Event], ...] | None:
+    """A tuple of event classes; a single class is taken as one (``isinstance`` accepts
+    both, and callers written for the reference pass ``event_types=(SomeAction)``)."""
+    if types is None:
+        return None
+    if isinstance(types, type):
+        return (types,)
+    return tuple(types)

@@ -210,12 +210,17 @@ class ServerProcess:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, signal.SIGKILL)
 
-    def log_tail(self, lines: int = 60) -> str:
+    def log_tail(self, lines: int = 60, *, access: bool = True) -> str:
+        """The last ``lines`` lines of the server's log; ``access=False`` leaves out
+        uvicorn's one-line-per-request access log (a polling test fills the tail with it)."""
         try:
             text = self.log_path.read_text(errors="replace")
         except FileNotFoundError:
             return ""
-        return "\n".join(text.splitlines()[-lines:])
+        kept = text.splitlines()
+        if not access:
+            kept = [line for line in kept if not line.startswith("INFO:     127.0.0.1:")]
+        return "\n".join(kept[-lines:])
 
     def __enter__(self) -> ServerProcess:
         return self.start()

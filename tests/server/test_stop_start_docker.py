@@ -118,7 +118,7 @@ async def test_stop_then_start_ten_times_on_docker(tmp_path: Path, llm: Scripted
                 await _wait_answer(http, conversation_id, f"echo: ping {round_}", asked)
             await stop(http, conversation_id)
     except BaseException:
-        print(server.log_tail(120))
+        print(server.log_tail(200, access=False))
         raise
     finally:
         server.stop()

@@ -5,6 +5,7 @@ nested store's ``httpx.get`` calls, and attribute access on a tool call's model 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 from unittest.mock import MagicMock, patch
 
@@ -142,3 +143,17 @@ def test_tool_call_metadata_accepts_a_pydantic_response_object() -> None:
     )
     assert meta.model_response == {"id": "r9", "model": "m"}
     assert meta.model_response.id == "r9"
+
+
+def test_a_single_event_class_is_a_type_filter(tmp_path: Path) -> None:
+    from openhands.events.action import CmdRunAction, MessageAction
+    from openhands.events.event import EventSource
+    from openhands.events.stream import EventStream
+    from openhands.storage.local import LocalFileStore
+
+    stream = EventStream("single-type", LocalFileStore(str(tmp_path)))
+    stream.add_event(MessageAction("hi"), EventSource.USER)
+    stream.add_event(CmdRunAction("ls"), EventSource.AGENT)
+    found = stream.get_matching_events(event_types=CmdRunAction)  # type: ignore[arg-type]
+    assert [type(e) for e in found] == [CmdRunAction]
+    stream.close()
