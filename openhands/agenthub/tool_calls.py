@@ -86,13 +86,15 @@ def actions_from_response(
     actions: list[Action] = []
     if tool_calls:
         thought = assistant_text(message.content)
-        response_dump = _dump(response)
+        response_dump: dict[str, Any] | None = None
         for index, call in enumerate(tool_calls):
             name = call.function.name
             arguments = parse_arguments(call.function.arguments)
             action = _dispatch(name, arguments, handlers, mcp_names)
             if index == 0:
                 action = combine_thought(action, thought)
+            if response_dump is None:  # dumped once, after the first call was accepted
+                response_dump = _dump(response)
             action.tool_call_metadata = ToolCallMetadata(
                 function_name=name,
                 tool_call_id=call.id,

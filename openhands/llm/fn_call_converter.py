@@ -54,6 +54,8 @@ STOP_WORDS: list[str] = [STOP_WORD]
 FN_REGEX_PATTERN = FUNCTION_PATTERN
 FN_PARAM_REGEX_PATTERN = PARAMETER_PATTERN
 TOOL_RESULT_REGEX_PATTERN = EXECUTION_RESULT_PATTERN
+_fix_stopword = repair_stop_word
+_normalize_parameter_tags = normalize_malformed_parameters
 
 
 # --------------------------------------------------------------------------------------
@@ -343,23 +345,27 @@ def _convert_assistant(message: Message, tools: list[Tool], call_id: str) -> Mes
 
 
 def _convert_execution_result(message: Message, call_id: str | None) -> Message | None:
+    """A user message carrying an ``EXECUTION RESULT of [name]:`` block → a tool message.
+
+    The block may sit anywhere in the text (or in the first text item of a list that has
+    one); the tool message gets the stripped result, as a string or as one text item.
+    """
     content = message.get("content")
     if isinstance(content, str):
-        match = EXECUTION_RESULT_REGEX.match(content)
+        match = EXECUTION_RESULT_REGEX.search(content)
         if match is None:
             return None
-        new_content: Any = match.group(2)
+        new_content: Any = match.group(2).strip()
     else:
-        items: list[dict[str, Any]] = content or []
-        indexes = _text_indexes(items)
-        if not indexes:
-            return None
-        first = items[indexes[0]]
-        match = EXECUTION_RESULT_REGEX.match(first["text"])
+        match = None
+        for item in content or []:
+            if item.get("type") == "text":
+                match = EXECUTION_RESULT_REGEX.search(item.get("text", ""))
+                if match is not None:
+                    break
         if match is None:
             return None
-        first["text"] = match.group(2)
-        new_content = content
+        new_content = [{"type": "text", "text": match.group(2).strip()}]
     return {
         "role": "tool",
         "name": match.group(1),

@@ -29,9 +29,14 @@ from openhands.events.action import (
     SystemMessageAction,
     TaskTrackingAction,
 )
-from openhands.events.event import Event, EventSource
+from openhands.events.event import Event, EventSource, RecallType
 from openhands.events.observation import Observation, RecallObservation
-from openhands.memory.observation_messages import RenderOptions, render_observation
+from openhands.events.observation.agent import MicroagentKnowledge
+from openhands.memory.observation_messages import (
+    RenderOptions,
+    is_valid_image_url,
+    render_observation,
+)
 from openhands.memory.recall_messages import render_recall
 
 if TYPE_CHECKING:
@@ -129,12 +134,12 @@ class ConversationMemory:
             if metadata is None:
                 raise ValueError(f"An agent tool action has no tool call metadata: {action}")
             response = metadata.model_response
-            assistant = response["choices"][0]["message"]
-            text = _text_of(assistant.get("content"))
-            pending_calls[response["id"]] = Message(
-                role=assistant.get("role") or "assistant",
+            assistant = _field(_field(response, "choices")[0], "message")
+            text = _text_of(_field(assistant, "content"))
+            pending_calls[_field(response, "id")] = Message(
+                role=_field(assistant, "role") or "assistant",
                 content=[TextContent(text=text)] if text.strip() else [],
-                tool_calls=assistant.get("tool_calls"),
+                tool_calls=_field(assistant, "tool_calls"),
             )
             return []
         if isinstance(action, AgentFinishAction):
@@ -200,6 +205,75 @@ class ConversationMemory:
             return []
         return [Message(role="user", content=content)]
 
+    # --- per-event entry points (the reference's names) ---------------------------------
+
+    @staticmethod
+    def _is_valid_image_url(url: str | None) -> bool:
+        return is_valid_image_url(url)
+
+    def _process_action(
+        self,
+        action: Action,
+        pending_tool_call_action_messages: dict[str, Message],
+        vision_is_active: bool = False,
+    ) -> list[Message]:
+        """The messages for one action; a tool-call action is parked in
+        ``pending_tool_call_action_messages`` (by response id) and gives none."""
+        return self._action_messages(action, pending_tool_call_action_messages, vision_is_active)
+
+    def _process_observation(
+        self,
+        obs: Observation,
+        tool_call_id_to_message: dict[str, Message],
+        max_message_chars: int | None = None,
+        vision_is_active: bool = False,
+        enable_som_visual_browsing: bool = False,
+        current_index: int = 0,
+        events: list[Event] | None = None,
+    ) -> list[Message]:
+        """The messages for one observation; a tool answer is parked in
+        ``tool_call_id_to_message`` (by tool call id) and gives none."""
+        options = RenderOptions(
+            max_message_chars=max_message_chars,
+            vision_is_active=vision_is_active,
+            enable_som_visual_browsing=enable_som_visual_browsing,
+        )
+        earlier = events[:current_index] if events else ()
+        return self._observation_messages(obs, tool_call_id_to_message, options, earlier)
+
+    def _filter_agents_in_microagent_obs(
+        self, obs: RecallObservation, current_index: int, events: list[Event]
+    ) -> list[MicroagentKnowledge]:
+        """The microagents of a knowledge recall not already shown by an earlier recall."""
+        if obs.recall_type != RecallType.KNOWLEDGE:
+            return obs.microagent_knowledge
+        return [
+            agent
+            for agent in obs.microagent_knowledge
+            if not self._has_agent_in_earlier_events(agent.name, current_index, events)
+        ]
+
+    @staticmethod
+    def _has_agent_in_earlier_events(
+        agent_name: str, current_index: int, events: list[Event]
+    ) -> bool:
+        return any(
+            isinstance(event, RecallObservation)
+            and any(agent.name == agent_name for agent in event.microagent_knowledge)
+            for event in events[:current_index]
+        )
+
+    @staticmethod
+    def _filter_unmatched_tool_calls(messages: list[Message]) -> Iterable[Message]:
+        """Drop tool answers without their call and calls without their answer."""
+        return _filter_unmatched_tool_calls(messages)
+
+    @staticmethod
+    def _apply_user_message_formatting(messages: list[Message]) -> list[Message]:
+        """Start a user message that directly follows another user message with a blank
+        line (a new list; changed messages are copies)."""
+        return _separate_consecutive_user_messages(messages)
+
     # --- caching --------------------------------------------------------------------------
 
     @staticmethod
@@ -212,6 +286,13 @@ class ConversationMemory:
                 if message.content:
                     message.content[-1].cache_prompt = True
                 break
+
+
+def _field(obj: Any, key: str) -> Any:
+    """``obj[key]`` of a dict-like response part, else the attribute (None when absent)."""
+    if isinstance(obj, dict):
+        return obj.get(key)
+    return getattr(obj, key, None)
 
 
 def _text_of(content: Any) -> str:

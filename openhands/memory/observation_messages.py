@@ -82,13 +82,14 @@ def _ipython(obs: Observation, opts: RenderOptions) -> list[Content]:
     if opts.vision_is_active and dropped:
         if valid:
             text += (
-                f"\n\nNote: {dropped} image(s) of this output were empty or invalid and "
-                "were left out."
+                f"\n\nNote: {dropped} invalid or empty image(s) were filtered out of this "
+                "output; the valid ones follow."
             )
         else:
             text += (
-                "\n\nNote: every image of this output was empty or invalid, so none is "
-                "shown. Use another way to inspect the visual result if you need it."
+                "\n\nNote: the images of this output are invalid or empty and have been "
+                "filtered out, so none is shown. Use another way to inspect the visual "
+                "result if you need it."
             )
     content: list[Content] = [TextContent(text=text)]
     if valid:
@@ -112,8 +113,8 @@ def _browser(obs: Observation, opts: RenderOptions) -> list[Content]:
         text += SCREENSHOT_NOTE
         if not is_valid_image_url(image):
             text += (
-                "\n\nNote: no usable screenshot of this page is available; rely on the "
-                "accessibility tree."
+                "\n\nNote: No visual information (no usable screenshot) is available for "
+                "this page; rely on the accessibility tree."
             )
     if is_valid_image_url(image):
         return [TextContent(text=text), ImageContent(image_urls=[image])]

@@ -177,7 +177,11 @@ def _parse_metadata(data: dict[str, Any], path: Path) -> MicroagentMetadata:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
         )
-        raise MicroagentValidationError(f"Invalid frontmatter in {path}: {problems}") from exc
+        message = f"Error validating microagent metadata in {path.name}: {problems}."
+        if any(err["loc"] == ("type",) for err in exc.errors()):
+            valid = ", ".join(f'"{t.value}"' for t in MicroagentType)
+            message += f' Invalid "type" value: "{data.get("type")}". Valid types are: {valid}'
+        raise MicroagentValidationError(message) from exc
     tools = metadata.mcp_tools
     if tools is not None:
         if tools.sse_servers:

@@ -28,7 +28,12 @@ from openhands.agenthub.codeact_agent.tools import (
 from openhands.controller.agent import Agent
 from openhands.core.config import AgentConfig
 from openhands.core.message import Message
-from openhands.events.action import Action, AgentFinishAction, MessageAction
+from openhands.events.action import (
+    Action,
+    AgentFinishAction,
+    MessageAction,
+    SystemMessageAction,
+)
 from openhands.events.event import Event, EventSource
 from openhands.memory.condenser import Condensation, Condenser
 from openhands.memory.conversation_memory import ConversationMemory
@@ -107,7 +112,7 @@ class CodeActAgent(Agent):
         if self.pending_actions:
             return self.pending_actions.popleft()
 
-        last_user_message = _last_user_message(state.view)
+        last_user_message = state.get_last_user_message()
         if last_user_message is not None and last_user_message.content.strip() == EXIT_COMMAND:
             return AgentFinishAction()
 
@@ -115,7 +120,7 @@ class CodeActAgent(Agent):
         if isinstance(condensed, Condensation):
             return condensed.action
 
-        initial_user_message = _initial_user_message(state.history)
+        initial_user_message = self._get_initial_user_message(state.history)
         messages = self._get_messages(list(condensed.events), initial_user_message)
         response = self.llm.completion(
             messages=messages,
@@ -128,6 +133,17 @@ class CodeActAgent(Agent):
         )
         self.pending_actions.extend(self.response_to_actions(response))
         return self.pending_actions.popleft()
+
+    def get_system_message(self) -> SystemMessageAction | None:
+        """The system prompt and tools, already marked as coming from the agent."""
+        message = super().get_system_message()
+        if message is not None:
+            message.source = EventSource.AGENT
+        return message
+
+    def _get_initial_user_message(self, history: list[Event]) -> MessageAction:
+        """The first message the user sent (ValueError when there is none)."""
+        return _initial_user_message(history)
 
     def response_to_actions(self, response: Any) -> list[Action]:
         return response_to_actions(response, mcp_tool_names=list(self.mcp_tools))
@@ -146,15 +162,11 @@ class CodeActAgent(Agent):
         return messages
 
 
-def _last_user_message(events: Any) -> MessageAction | None:
-    for event in reversed(list(events)):
-        if isinstance(event, MessageAction) and event.source == EventSource.USER:
-            return event
-    return None
-
-
 def _initial_user_message(history: list[Event]) -> MessageAction:
     for event in history:
         if isinstance(event, MessageAction) and event.source == EventSource.USER:
             return event
-    raise ValueError(f"No initial user message found in the history ({len(history)} events)")
+    raise ValueError(
+        f"Initial user message not found in history ({len(history)} events). "
+        "Please report this issue."
+    )

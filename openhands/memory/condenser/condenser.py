@@ -62,7 +62,7 @@ class Condenser(ABC):
 
     def condensed_history(self, state: CondenserState) -> View | Condensation:
         """Condense ``state.view``, recording metadata in ``state.extra_data``."""
-        self._llm_metadata = llm_metadata_for(state, type(self).__name__)
+        self._llm_metadata = llm_metadata_for(state, self)
         with self.metadata_batch(state):
             return self.condense(state.view)
 
@@ -138,8 +138,13 @@ class RollingCondenser(Condenser, ABC):
         return view
 
 
-def llm_metadata_for(state: CondenserState, agent_name: str) -> dict[str, Any]:
+def llm_metadata_for(state: CondenserState, condenser: Condenser) -> dict[str, Any]:
+    """The state's LLM metadata for ``condenser``: its model (``unknown`` without an
+    LLM), tagged as agent ``condenser``."""
     to_metadata = getattr(state, "to_llm_metadata", None)
     if to_metadata is None:
         return {}
-    return dict(to_metadata(model_name="condenser", agent_name=agent_name))
+    llm = getattr(condenser, "llm", None)
+    model_name = llm.config.model if llm is not None else "unknown"
+    metadata = to_metadata(model_name=model_name, agent_name="condenser")
+    return metadata if isinstance(metadata, dict) else {}

@@ -64,6 +64,7 @@ def test_system_message_carries_prompt_and_tools(scripted_llm: ScriptedLLMServer
     system = agent.get_system_message()
     assert system is not None
     assert system.agent_class == "CodeActAgent"
+    assert system.source == EventSource.AGENT
     assert [t["function"]["name"] for t in system.tools or []] == DEFAULT_TOOL_NAMES
     assert "<TASK_MANAGEMENT>" in system.content  # plan mode: long-horizon prompt
     assert "<SECURITY_RISK_ASSESSMENT>" in system.content
@@ -205,7 +206,7 @@ def test_no_user_message_is_an_error(scripted_llm: ScriptedLLMServer) -> None:
     agent = _agent(scripted_llm)
     system = agent.get_system_message()
     assert system is not None
-    with pytest.raises(ValueError, match="initial user message"):
+    with pytest.raises(ValueError, match="Initial user message not found"):
         agent.step(state_with(system))
 
 

@@ -289,3 +289,22 @@ def test_exactly_one_choice() -> None:
     response.choices = response.choices * 2
     with pytest.raises(ValueError):
         response_to_actions(response)
+
+
+class _UndumpableResponse:
+    """A response object that only offers attributes (no usable model_dump)."""
+
+    def __init__(self, name: str) -> None:
+        call = type("Call", (), {"id": "call-1"})()
+        call.function = type("Fn", (), {"name": name, "arguments": "{}"})()
+        message = type("Msg", (), {"content": "", "tool_calls": [call]})()
+        self.id = "resp-1"
+        self.choices = [type("Choice", (), {"message": message})()]
+
+    def model_dump(self) -> Any:
+        raise AssertionError("the response must not be dumped before the tool is known")
+
+
+def test_unknown_tool_is_reported_before_the_response_is_serialised() -> None:
+    with pytest.raises(FunctionCallNotExistsError):
+        response_to_actions(_UndumpableResponse("no_such_tool"))

@@ -248,6 +248,26 @@ def test_workspace_path_hint(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> 
     assert "/home/me/proj" in tool["function"]["parameters"]["properties"]["path"]["description"]
 
 
+def test_editor_workspace_path_from_env_and_explicit_override(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    from openhands.agenthub.codeact_agent.tools.str_replace_editor import (
+        _get_workspace_mount_path_from_env,
+    )
+
+    monkeypatch.chdir(tmp_path)
+    # a relative host side of the /workspace mount is reported as an absolute path
+    monkeypatch.setenv("SANDBOX_VOLUMES", "./sub/dir:/workspace:rw")
+    assert _get_workspace_mount_path_from_env("local") == str(tmp_path / "sub" / "dir")
+    # sandboxed runtimes always see /workspace
+    assert _get_workspace_mount_path_from_env("remote") == "/workspace"
+    # the explicit path (second positional parameter) wins over the environment
+    tool = create_str_replace_editor_tool(False, "/srv/code", "local")
+    desc = tool["function"]["parameters"]["properties"]["path"]["description"]
+    assert "/srv/code/" in desc
+    assert str(tmp_path) not in desc
+
+
 def test_check_tools_strips_defaults_and_formats_for_gemini() -> None:
     tools = [
         {
@@ -337,3 +357,16 @@ def test_browser_description_examples_are_runnable_action_code() -> None:
             "upload_file": "'1', '/f'",
         }.get(name, "'1'")
         assert [c.name for c in parse_actions(f"{name}({args})")] == [name]
+
+
+def test_browser_description_constants() -> None:
+    from openhands.agenthub.codeact_agent.tools.browser import (
+        _BROWSER_DESCRIPTION,
+        _BROWSER_TOOL_DESCRIPTION,
+        BrowserTool,
+    )
+
+    assert BrowserTool["function"]["description"] == _BROWSER_DESCRIPTION
+    for call in ("goto(", "go_back()", "select_option(", "drag_and_drop(", "upload_file("):
+        assert call in _BROWSER_TOOL_DESCRIPTION
+    assert _BROWSER_TOOL_DESCRIPTION in _BROWSER_DESCRIPTION

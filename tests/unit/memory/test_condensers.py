@@ -276,3 +276,21 @@ def test_condensed_history_uses_the_state_view() -> None:
     events = numbered(user("u"), run("a"), CondensationAction(forgotten_event_ids=[1]))
     result = NoOpCondenser().condensed_history(State(history=events))
     assert _ids(result) == [0]
+
+
+# --- LLM metadata tags -----------------------------------------------------------------------
+
+
+def test_llm_metadata_is_tagged_with_the_condenser_model_and_agent_condenser() -> None:
+    state = State(session_id="sid")
+    state.history = [user("hello")]
+
+    plain = NoOpCondenser()
+    plain.condensed_history(state)
+    assert plain.llm_metadata["tags"] == ["model:unknown", "agent:condenser"]
+
+    with_llm = NoOpCondenser()
+    with_llm.llm = type("FakeLLM", (), {"config": type("Cfg", (), {"model": "m-1"})()})()  # type: ignore[attr-defined]
+    CondenserPipeline(with_llm).condensed_history(state)
+    assert with_llm.llm_metadata["tags"] == ["model:m-1", "agent:condenser"]
+    assert with_llm.llm_metadata["session_id"] == "sid"

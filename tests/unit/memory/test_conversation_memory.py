@@ -330,7 +330,7 @@ def test_ipython_inline_images_are_replaced_and_urls_attached() -> None:
     assert text.startswith(
         "before\n![image](data:image/png;base64, ...) already displayed to user\nafter"
     )
-    assert "1 image(s)" in text
+    assert "1 invalid or empty image(s) were filtered" in text
     assert isinstance(tool.content[-1], ImageContent)
     assert tool.content[-1].image_urls == ["data:image/png;base64,QUJD"]
 
@@ -426,3 +426,83 @@ def test_prompt_caching_marks_system_and_last_user_or_tool_message() -> None:
     dumped = messages[3].model_copy(update={"cache_enabled": True}).model_dump()
     assert dumped["cache_control"] == {"type": "ephemeral"}
     assert "cache_control" not in dumped["content"][0]
+
+
+# --- per-event entry points and attribute-style model responses ---------------------------
+
+
+class _AttrResponse:
+    """A response object read through attributes only (like LiteLLM's objects)."""
+
+    def __init__(self, response_id: str, call_id: str) -> None:
+        call = type("Call", (), {"id": call_id, "type": "function"})()
+        call.function = type("Fn", (), {"name": "execute_bash", "arguments": "{}"})()
+        message = type("Msg", (), {"role": "assistant", "content": "", "tool_calls": [call]})()
+        self.id = response_id
+        self.choices = [type("Choice", (), {"message": message})()]
+
+
+def test_process_action_and_observation_entry_points_park_tool_messages() -> None:
+    memory = _memory()
+    response = _response("r7", [("c7", "execute_bash")])
+    action = _called(CmdRunAction(command="ls"), response, "c7")
+    pending: dict[str, Message] = {}
+    assert memory._process_action(action, pending) == []
+    assert list(pending) == ["r7"]
+
+    answers: dict[str, Message] = {}
+    obs = _called(_cmd_output("out"), response, "c7")
+    assert memory._process_observation(obs, answers, max_message_chars=None) == []
+    assert answers["c7"].role == "tool"
+
+    # without tool-call metadata the observation is a user message right away
+    plain = memory._process_observation(_cmd_output("hi"), {}, vision_is_active=True)
+    assert [m.role for m in plain] == ["user"]
+    assert memory._is_valid_image_url("data:image/png;base64,AA")
+    assert not memory._is_valid_image_url("  ")
+
+
+def test_knowledge_recall_filter_skips_agents_shown_earlier() -> None:
+    memory = _memory()
+
+    def recall(*names: str) -> RecallObservation:
+        return RecallObservation(
+            content="",
+            recall_type=RecallType.KNOWLEDGE,
+            microagent_knowledge=[MicroagentKnowledge(name=n, trigger=n, content=n) for n in names],
+        )
+
+    events: list[Event] = [recall("a"), recall("a", "b")]
+    kept = memory._filter_agents_in_microagent_obs(events[1], 1, events)
+    assert [k.name for k in kept] == ["b"]
+    assert memory._has_agent_in_earlier_events("a", 1, events)
+    assert not memory._has_agent_in_earlier_events("b", 1, events)
+
+
+def test_tool_call_metadata_read_through_attributes() -> None:
+    action = CmdRunAction(command="ls")
+    action.source = EventSource.AGENT
+    response = _AttrResponse("r9", "c9")
+    # a stand-in metadata object whose model_response is not a dict
+    action.tool_call_metadata = type(
+        "Meta",
+        (),
+        {
+            "model_response": response,
+            "tool_call_id": "c9",
+            "function_name": "execute_bash",
+            "total_calls_in_response": 1,
+        },
+    )()
+    pending: dict[str, Message] = {}
+    _memory()._process_action(action, pending)
+    assert pending["r9"].tool_calls is not None
+    assert [c.id for c in pending["r9"].tool_calls] == ["c9"]
+
+
+def test_all_invalid_ipython_images_leave_a_note_and_no_image() -> None:
+    obs = IPythonRunCellObservation(content="out", code="x", image_urls=["", " "])
+    messages = _memory()._process_observation(obs, {}, vision_is_active=True)
+    (message,) = messages
+    assert not any(isinstance(c, ImageContent) for c in message.content)
+    assert "invalid or empty and have been filtered" in _texts(message)[0]

@@ -199,3 +199,14 @@ def test_our_global_microagents_load() -> None:
     assert {"git", "github", "gitlab", "docker", "npm", "python_testing"} <= set(knowledge)
     assert isinstance(knowledge["add_tests"], TaskMicroagent)
     assert knowledge["github"].match_trigger("Open a Pull Request please") == "pull request"
+
+
+def test_invalid_type_error_names_the_file_the_value_and_the_valid_types(tmp_path: Path) -> None:
+    bad = tmp_path / "odd.md"
+    bad.write_text("---\nname: odd\ntype: helper\n---\nbody\n")
+    with pytest.raises(MicroagentValidationError) as error:
+        BaseMicroagent.load(bad)
+    message = str(error.value)
+    assert "odd.md" in message
+    assert 'Invalid "type" value: "helper"' in message
+    assert 'Valid types are: "knowledge", "repo", "task"' in message

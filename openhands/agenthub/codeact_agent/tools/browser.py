@@ -95,16 +95,20 @@ def _description() -> str:
         "see the page after the last one. Elements are addressed by bid, the id in brackets "
         "in the accessibility tree ([42] -> '42'). Serve local HTML over HTTP, not as files."
     )
-    functions = "\n".join(
-        f"{call} - {summary}" if summary else call for call, summary in BROWSER_TOOL_FUNCTIONS
-    )
     example = "Example:\nfill('a12', 'ada@example.com')\nclick('a51')"
-    return f"{intro}\n\nFunctions:\n{functions}\n\n{example}"
+    return f"{intro}\n\nFunctions:\n{_BROWSER_TOOL_DESCRIPTION}\n\n{example}"
+
+
+# Reference-compatible names: the list of callable functions, and the whole description.
+_BROWSER_TOOL_DESCRIPTION = "\n".join(
+    f"{call} - {summary}" if summary else call for call, summary in BROWSER_TOOL_FUNCTIONS
+)
+_BROWSER_DESCRIPTION = _description()
 
 
 BrowserTool: Tool = function_tool(
     name=BROWSER_TOOL_NAME,
-    description=_description(),
+    description=_BROWSER_DESCRIPTION,
     properties={
         "code": {
             "type": "string",

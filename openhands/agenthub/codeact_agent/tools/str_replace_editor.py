@@ -37,26 +37,32 @@ with `new_str`; `insert` adds `new_str` after `insert_line`; `undo_edit` reverts
 edit of a file."""
 
 
-def workspace_path_hint(runtime_type: str | None) -> str:
+def _get_workspace_mount_path_from_env(runtime_type: str | None = None) -> str:
     """The workspace path to show in examples.
 
     In a sandbox it is ``/workspace``; a host runtime (local/cli) uses the host side of
-    the ``…:/workspace`` mount in SANDBOX_VOLUMES, else the current directory.
+    the ``…:/workspace`` mount in SANDBOX_VOLUMES (made absolute), else the current
+    directory.
     """
     if runtime_type not in HOST_RUNTIMES:
         return SANDBOX_WORKSPACE
     for mount in (os.environ.get("SANDBOX_VOLUMES") or "").split(","):
         parts = mount.split(":")
         if len(parts) >= 2 and parts[1] == SANDBOX_WORKSPACE and parts[0]:
-            return parts[0]
+            return os.path.abspath(parts[0])
     return os.getcwd()
 
 
+workspace_path_hint = _get_workspace_mount_path_from_env
+
+
 def create_str_replace_editor_tool(
-    use_short_description: bool = False, runtime_type: str | None = None
+    use_short_description: bool = False,
+    workspace_mount_path_in_sandbox: str | None = None,
+    runtime_type: str | None = None,
 ) -> Tool:
     description = _SHORT_DESCRIPTION if use_short_description else _LONG_DESCRIPTION
-    workspace = workspace_path_hint(runtime_type)
+    workspace = workspace_mount_path_in_sandbox or _get_workspace_mount_path_from_env(runtime_type)
     return function_tool(
         name=STR_REPLACE_EDITOR_TOOL_NAME,
         description=description,
@@ -69,7 +75,7 @@ def create_str_replace_editor_tool(
             "path": {
                 "type": "string",
                 "description": (
-                    f"Absolute path of the file or directory, e.g. `{workspace}/main.py` "
+                    f"Absolute path of the file or directory, e.g. `{workspace}/file.py` "
                     f"or `{workspace}`."
                 ),
             },

@@ -24,7 +24,7 @@ class CondenserPipeline(Condenser):
         # Each member writes its own metadata batch to the state.
         view = state.view
         for condenser in self.condensers:
-            condenser._llm_metadata = llm_metadata_for(state, type(condenser).__name__)
+            condenser._llm_metadata = llm_metadata_for(state, condenser)
             with condenser.metadata_batch(state):
                 result = condenser.condense(view)
             if isinstance(result, Condensation):
