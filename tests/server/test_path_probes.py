@@ -316,7 +316,8 @@ async def test_normal_use_still_works(site: Site) -> None:
 
         diff = await http.get(f"{base}/git/diff", params={"path": "notes/inner.txt"})
         assert diff.status_code == 200, diff.text
-        assert diff.json() == {"original": "inner text\n", "modified": "inner text\nchanged\n"}
+        # A repository without a remote is compared with the empty tree (as 0.59 does).
+        assert diff.json() == {"original": "", "modified": "inner text\nchanged\n"}
 
         archive = zip_bytes(
             ("pkg/lib/real.txt", b"real"), ("pkg/bin/tool", "link", "../lib/real.txt")

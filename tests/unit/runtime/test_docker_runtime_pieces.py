@@ -104,3 +104,52 @@ def test_volume_spec_with_modes() -> None:
         os.path.abspath("/h/one"): {"bind": "/c/one", "mode": "rw"},
         os.path.abspath("/h/two"): {"bind": "/c/two", "mode": "ro"},
     }
+
+
+@dataclass
+class RestartingContainer:
+    """A stopped container whose first starts fail with the given engine errors."""
+
+    failures: list[str]
+    name: str = "openhands-runtime-restart"
+    starts: int = 0
+
+    def start(self) -> None:
+        self.starts += 1
+        if self.failures:
+            from docker.errors import APIError
+
+            raise APIError(self.failures.pop(0))
+
+
+def test_a_restart_waits_while_the_previous_run_still_holds_its_ports(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(docker_runtime, "RESTART_RETRY_INTERVAL", 0)
+    held = "driver failed programming external connectivity: port is already allocated"
+    container = RestartingContainer([held, held])
+    docker_runtime._start_when_ports_free(container)  # type: ignore[arg-type]
+    assert container.starts == 3
+
+
+def test_other_restart_failures_are_raised_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from docker.errors import APIError
+
+    monkeypatch.setattr(docker_runtime, "RESTART_RETRY_INTERVAL", 0)
+    container = RestartingContainer(["no such image"])
+    with pytest.raises(APIError):
+        docker_runtime._start_when_ports_free(container)  # type: ignore[arg-type]
+    assert container.starts == 1
+
+
+def test_a_port_held_for_good_is_raised_after_the_retry_window(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from docker.errors import APIError
+
+    monkeypatch.setattr(docker_runtime, "RESTART_RETRY_INTERVAL", 0)
+    monkeypatch.setattr(docker_runtime, "RESTART_RETRY_SECONDS", -1)  # window already over
+    container = RestartingContainer(["Bind for 127.0.0.1:1: address already in use"] * 3)
+    with pytest.raises(APIError):
+        docker_runtime._start_when_ports_free(container)  # type: ignore[arg-type]
+    assert container.starts == 1

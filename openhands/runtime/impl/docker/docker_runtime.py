@@ -102,6 +102,11 @@ SERVER_ENV_KNOBS = frozenset(
 STOP_WAIT_SECONDS = 120.0
 # How long a start waits for Docker to finish removing a dead container of the same name.
 REMOVAL_WAIT_SECONDS = 60.0
+# Restarting a stopped container can fail for a moment while the engine still holds the
+# ports of its previous run (their proxies are torn down asynchronously, later under load).
+RESTART_RETRY_SECONDS = 15.0
+RESTART_RETRY_INTERVAL = 0.5
+_PORT_STILL_HELD = ("port is already allocated", "address already in use")
 
 
 def _truthy(name: str) -> bool:
@@ -170,6 +175,22 @@ def stop_all_containers(prefix: str, client: docker.DockerClient | None = None) 
         logger.warning("Could not stop containers %s*: %s", prefix, e)
     except AgentRuntimeError as e:
         logger.warning("Could not stop containers %s*: %s", prefix, e)
+
+
+def _start_when_ports_free(container: Container) -> None:
+    """``container.start()``, retried while the engine still holds the ports of the
+    container's previous run; any other failure (or a port held for good) is raised."""
+    deadline = time.monotonic() + RESTART_RETRY_SECONDS
+    while True:
+        try:
+            container.start()
+            return
+        except APIError as e:
+            held = any(text in str(e).lower() for text in _PORT_STILL_HELD)
+            if not held or time.monotonic() > deadline:
+                raise
+            logger.info("Ports of %s are still held; retrying its start", container.name)
+        time.sleep(RESTART_RETRY_INTERVAL)
 
 
 class Confinement(TypedDict, total=False):
@@ -336,7 +357,7 @@ class DockerRuntime(ActionExecutionClient):
             container.reload()
         elif container.status in ("exited", "created"):
             try:
-                container.start()
+                _start_when_ports_free(container)
             except APIError as e:
                 if self.attach_to_existing:
                     raise
