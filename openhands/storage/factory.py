@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Protocol
+from typing import Protocol, TypedDict
 
 from openhands.storage.files import FileStore
 from openhands.storage.local import LocalFileStore
@@ -75,12 +75,28 @@ def get_file_store(
     return WebHookFileStore(store, file_store_web_hook_url, client)
 
 
-def get_file_store_from_config(config: FileStoreConfig) -> FileStore:
-    """``get_file_store`` with the ``file_store*`` attributes of ``config``."""
-    return get_file_store(
+class FileStoreArgs(TypedDict):
+    """The keyword arguments of ``get_file_store`` taken from a config."""
+
+    file_store_type: str
+    file_store_path: str | None
+    file_store_web_hook_url: str | None
+    file_store_web_hook_headers: dict[str, str] | None
+    file_store_web_hook_batch: bool
+
+
+def file_store_args(config: FileStoreConfig) -> FileStoreArgs:
+    """``get_file_store``'s keyword arguments from the ``file_store*`` attributes of ``config``
+    (the stores call their own module's ``get_file_store`` with them: a patch point)."""
+    return FileStoreArgs(
         file_store_type=config.file_store,
         file_store_path=config.file_store_path,
         file_store_web_hook_url=config.file_store_web_hook_url,
         file_store_web_hook_headers=config.file_store_web_hook_headers,
         file_store_web_hook_batch=config.file_store_web_hook_batch,
     )
+
+
+def get_file_store_from_config(config: FileStoreConfig) -> FileStore:
+    """``get_file_store`` with the ``file_store*`` attributes of ``config``."""
+    return get_file_store(**file_store_args(config))

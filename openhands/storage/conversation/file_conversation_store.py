@@ -29,7 +29,7 @@ from openhands.storage.data_models.conversation_metadata import ConversationMeta
 from openhands.storage.data_models.conversation_metadata_result_set import (
     ConversationMetadataResultSet,
 )
-from openhands.storage.factory import FileStoreConfig, get_file_store
+from openhands.storage.factory import FileStoreConfig, file_store_args, get_file_store
 from openhands.storage.files import FileStore
 from openhands.storage.local import LocalFileStore
 from openhands.storage.locations import CONVERSATION_BASE_DIR, get_conversation_metadata_filename
@@ -203,12 +203,4 @@ class FileConversationStore(ConversationStore):
     async def get_instance(
         cls, config: FileStoreConfig, user_id: str | None
     ) -> FileConversationStore:
-        return cls(
-            get_file_store(
-                file_store_type=config.file_store,
-                file_store_path=config.file_store_path,
-                file_store_web_hook_url=config.file_store_web_hook_url,
-                file_store_web_hook_headers=config.file_store_web_hook_headers,
-                file_store_web_hook_batch=config.file_store_web_hook_batch,
-            )
-        )
+        return cls(get_file_store(**file_store_args(config)))

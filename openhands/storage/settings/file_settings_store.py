@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from openhands.core.config.config_utils import EXPOSE_SECRETS
 from openhands.storage.data_models.settings import Settings
-from openhands.storage.factory import FileStoreConfig, get_file_store
+from openhands.storage.factory import FileStoreConfig, file_store_args, get_file_store
 from openhands.storage.files import FileStore
 from openhands.storage.settings.settings_store import SettingsStore
 from openhands.storage.user_paths import user_file_path
@@ -43,12 +43,6 @@ class FileSettingsStore(SettingsStore):
     @classmethod
     async def get_instance(cls, config: FileStoreConfig, user_id: str | None) -> FileSettingsStore:
         return cls(
-            get_file_store(
-                file_store_type=config.file_store,
-                file_store_path=config.file_store_path,
-                file_store_web_hook_url=config.file_store_web_hook_url,
-                file_store_web_hook_headers=config.file_store_web_hook_headers,
-                file_store_web_hook_batch=config.file_store_web_hook_batch,
-            ),
+            get_file_store(**file_store_args(config)),
             user_file_path(SETTINGS_FILENAME, user_id),
         )
