@@ -38,6 +38,7 @@ from openhands.server.app_services import (
 from openhands.server.cluster_forwarding import ConversationForwardingMiddleware
 from openhands.server.conversation_manager.conversation_manager import ConversationManager
 from openhands.server.errors import install_error_handlers
+from openhands.server.exposure import host_network_refusal
 from openhands.server.listen_socket import register_socket_handlers
 from openhands.server.mcp_endpoint import LazyMCPApp
 from openhands.server.middleware import (
@@ -203,6 +204,9 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app_config = load_app_config() if config is None else config
+        refusal = host_network_refusal(app_config, server)
+        if refusal:
+            raise RuntimeError(refusal)
         # `/api/options/agents` lists the registered agents, the config's custom ones too.
         register_custom_agents(app_config)
         _widen_default_executor(app_config)

@@ -13,7 +13,12 @@ class GoogleCloudFileStore(FileStore):
     """Blobs in one bucket; blob names are the store paths.
 
     The bucket defaults to env ``GOOGLE_CLOUD_BUCKET_NAME``. Credentials come from Google's
-    default chain (``storage.Client()``), never an anonymous client.
+    default chain (``storage.Client()``), never an anonymous client. With
+    ``STORAGE_EMULATOR_HOST`` set, google-cloud-storage talks to that emulator instead (the
+    tests run against gcp-storage-emulator that way).
+
+    ``read`` decodes through the text mode of ``Blob.open``, which reads ``\r\n`` as ``\n``;
+    ``read_bytes`` returns the stored bytes unchanged.
     """
 
     def __init__(self, bucket_name: str | None = None) -> None:
@@ -49,6 +54,14 @@ class GoogleCloudFileStore(FileStore):
         try:
             with self.bucket.blob(path).open("r") as handle:
                 return str(handle.read())
+        except self._not_found as error:
+            raise FileNotFoundError(path) from error
+
+    def read_bytes(self, path: str) -> bytes:
+        # Blobs hold bytes: no round trip through text, so binary contents come back as is.
+        try:
+            with self.bucket.blob(path).open("rb") as handle:
+                return bytes(handle.read())
         except self._not_found as error:
             raise FileNotFoundError(path) from error
 

@@ -57,13 +57,17 @@ class S3FileStore(FileStore):
             raise self._not_found("write", path, error) from error
 
     def read(self, path: str) -> str:
+        return self.read_bytes(path).decode("utf-8")
+
+    def read_bytes(self, path: str) -> bytes:
+        # Objects hold bytes: no round trip through text, so binary contents come back as is.
         try:
             response = self.client.get_object(Bucket=self.bucket, Key=path)
             with response["Body"] as stream:
                 data: bytes = stream.read()
         except self._client_error as error:
             raise self._not_found("read", path, error) from error
-        return data.decode("utf-8")
+        return data
 
     def list(self, path: str) -> list[str]:
         prefix = directory_prefix(path)

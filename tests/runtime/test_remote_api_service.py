@@ -13,11 +13,7 @@ import asyncio
 import os
 import secrets
 import shutil
-import signal
-import subprocess
-import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,12 +49,12 @@ from openhands.runtime.utils.runtime_build import build_runtime_image
 from openhands.storage.memory import InMemoryFileStore
 from tests.runtime.conformance import require_docker
 from tests.support.docker_engine import SecondDockerEngine
+from tests.support.runtime_api import ServiceProcess
 from tests.support.services import RedisService, free_port
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(600)]
 
 MAIN_ENGINE = os.environ.get("DOCKER_HOST", "unix:///var/run/docker.sock")
-SERVICE_START_TIMEOUT = 60.0
 API_TIMEOUT = 300.0  # a /start may include copying the image to the other engine
 
 
@@ -69,53 +65,6 @@ def _require_parts() -> None:
         pytest.skip(f"needs {', '.join(missing)} (containers/dev/ensure-services.sh)")
     if os.geteuid() != 0:
         pytest.skip("a second Docker engine needs root")
-
-
-class ServiceProcess:
-    """``python -m openhands.runtime.remote_api`` as a child process we can kill."""
-
-    def __init__(self, root: Path, argv: list[str], port: int, api_key: str) -> None:
-        self.root = root
-        self.argv = argv
-        self.url = f"http://127.0.0.1:{port}"
-        self.api_key = api_key
-        self.log = root / "service.log"
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        with open(self.log, "ab") as log:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "openhands.runtime.remote_api", *self.argv],
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                start_new_session=True,
-            )
-        deadline = time.monotonic() + SERVICE_START_TIMEOUT
-        with httpx.Client(timeout=5) as client:
-            while time.monotonic() < deadline:
-                assert self.process.poll() is None, f"service exited:\n{self.log_text()[-3000:]}"
-                try:
-                    answer = client.get(f"{self.url}/registry_prefix", headers=self.headers)
-                    if answer.status_code == 200:
-                        return
-                except httpx.TransportError:
-                    pass
-                time.sleep(0.1)
-        raise AssertionError(f"service did not answer:\n{self.log_text()[-3000:]}")
-
-    def kill(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait(timeout=30)
-        self.process = None
-
-    @property
-    def headers(self) -> dict[str, str]:
-        return {"X-API-Key": self.api_key}
-
-    def log_text(self) -> str:
-        return self.log.read_text(errors="replace") if self.log.exists() else ""
 
 
 @dataclass

@@ -9,6 +9,10 @@ that no interface of the host uses. Readiness is ``docker -H <socket> info`` ans
     with SecondDockerEngine(tmp / "engine") as engine:
         client = docker.DockerClient(base_url=engine.url)
 
+``SecondDockerEngine(root, tls=ServerTLS(...))`` also listens on ``tcp://127.0.0.1:PORT``
+with ``--tlsverify``: only clients with a certificate from the given CA get in. The unix
+socket stays, for the test's own setup and clean-up.
+
 ``stop()`` removes its containers, stops the daemon, unmounts what it left mounted and
 deletes its bridge and folders (the big data root in a detached ``rm -rf``); it is safe to
 call more than once.
@@ -26,6 +30,7 @@ import signal
 import subprocess
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
@@ -71,8 +76,20 @@ def free_subnet() -> ipaddress.IPv4Network:
     raise RuntimeError("no free private /24 for the second engine's bridge")
 
 
+@dataclass(frozen=True)
+class ServerTLS:
+    """The engine's side of mutual TLS: the CA its clients' certificates must chain to, and
+    its own certificate and key."""
+
+    ca_cert: Path
+    cert: Path
+    key: Path
+    port: int
+
+
 class SecondDockerEngine:
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, tls: ServerTLS | None = None) -> None:
+        self.tls = tls
         self.root = root.resolve()
         self.socket = self.root / "docker.sock"
         if len(str(self.socket)) > MAX_SOCKET_PATH:
@@ -88,6 +105,12 @@ class SecondDockerEngine:
     @property
     def url(self) -> str:
         return f"unix://{self.socket}"
+
+    @property
+    def tcp_url(self) -> str:
+        """The TLS listener's URL (only with ``tls``)."""
+        assert self.tls is not None, "this engine has no TCP listener"
+        return f"tcp://127.0.0.1:{self.tls.port}"
 
     def docker(self, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
         """``docker -H <this engine> ARGS``."""
@@ -124,6 +147,14 @@ class SecondDockerEngine:
             "--iptables=false",
             "--ip-masq=false",
         ]  # fmt: skip
+        if self.tls is not None:
+            argv += [
+                "--host", self.tcp_url,
+                "--tlsverify",
+                "--tlscacert", str(self.tls.ca_cert),
+                "--tlscert", str(self.tls.cert),
+                "--tlskey", str(self.tls.key),
+            ]  # fmt: skip
         with open(self.log, "ab") as log:
             self.process = subprocess.Popen(
                 argv,

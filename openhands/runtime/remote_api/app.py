@@ -118,7 +118,7 @@ def create_app(settings: ServiceSettings) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = StateStore(Redis.from_url(settings.redis_url), settings.namespace)
         await store.ping()
-        pool = EnginePool(settings.engines)
+        pool = EnginePool(settings.engines, settings.tls_cert_path)
         sandboxes = SandboxService(store, pool, settings.publish_host, settings.limits)
         builds = BuildService(store, pool)
         await builds.reconcile()

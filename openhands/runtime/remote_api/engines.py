@@ -2,7 +2,8 @@
 
 Every call blocks, so each public method runs the SDK in a worker thread
 (``asyncio.to_thread``) and translates ``DockerException`` into ``EngineError`` here, once.
-Engines are named by their DOCKER_HOST URL. Images are never pulled: an engine that lacks
+Engines are named by their DOCKER_HOST URL: ``unix://`` sockets, or ``tcp://`` with mutual
+TLS (``engine_tls.py``). Images are never pulled: an engine that lacks
 one gets it streamed from an engine that has it (``docker save`` into ``docker load``).
 """
 
@@ -16,14 +17,17 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from pathlib import Path
 from typing import TypeVar
 
 import docker
+import requests
 from docker.errors import APIError, DockerException, ImageNotFound, NotFound
 from docker.models.containers import Container
 from docker.models.images import Image
 
 from openhands.core.logger import openhands_logger as logger
+from openhands.runtime.remote_api.engine_tls import EngineTLS, engine_tls
 from openhands.runtime.remote_api.errors import EngineError, ImageNotAvailable
 
 # Labels of every sandbox container (never the session API key: labels are public).
@@ -78,6 +82,7 @@ class Engine:
     engine that is down when the service starts does not stop the service."""
 
     name: str
+    tls: EngineTLS | None = None
     _client: docker.DockerClient | None = field(default=None, repr=False)
     _bulk: docker.DockerClient | None = field(default=None, repr=False)
     _ncpu: float | None = field(default=None, repr=False)
@@ -87,7 +92,7 @@ class Engine:
     def client(self) -> docker.DockerClient:
         with self._connecting:
             if self._client is None:
-                self._client = _docker_client(self.name, API_TIMEOUT_SECONDS)
+                self._client = _docker_client(self.name, API_TIMEOUT_SECONDS, self.tls)
             return self._client
 
     @property
@@ -95,7 +100,7 @@ class Engine:
         """The same engine, with the long timeout."""
         with self._connecting:
             if self._bulk is None:
-                self._bulk = _docker_client(self.name, BULK_TIMEOUT_SECONDS)
+                self._bulk = _docker_client(self.name, BULK_TIMEOUT_SECONDS, self.tls)
             return self._bulk
 
     def close(self) -> None:
@@ -104,8 +109,31 @@ class Engine:
                 client.close()
 
 
-def _docker_client(url: str, timeout: int) -> docker.DockerClient:
-    return docker.DockerClient(base_url=url, timeout=timeout)
+def _docker_client(url: str, timeout: int, tls: EngineTLS | None) -> docker.DockerClient:
+    if tls is None:
+        return docker.DockerClient(base_url=url, timeout=timeout)
+    # docker-py's client is a requests Session, and requests lets REQUESTS_CA_BUNDLE (set on
+    # many hosts) replace the session's CA file on every request: the engine's certificate
+    # would then be checked against the public CAs and refused. `trust_env = False` keeps
+    # ca.pem, but only takes effect after construction, while a default client already
+    # asks the engine for its API version in its constructor. So: ask with a throw-away
+    # client first, then build the real one with that version.
+    probe = docker.APIClient(
+        base_url=url,
+        timeout=timeout,
+        tls=tls.docker_config(),
+        version=docker.constants.MINIMUM_DOCKER_API_VERSION,
+    )
+    try:
+        probe.trust_env = False
+        version = str(probe.version(api_version=False)["ApiVersion"])
+    finally:
+        probe.close()
+    client = docker.DockerClient(
+        base_url=url, timeout=timeout, tls=tls.docker_config(), version=version
+    )
+    client.api.trust_env = False
+    return client
 
 
 def free_port(host: str) -> int:
@@ -116,10 +144,14 @@ def free_port(host: str) -> int:
 
 
 class EnginePool:
-    def __init__(self, urls: Sequence[str]) -> None:
+    def __init__(self, urls: Sequence[str], tls_cert_path: Path | None = None) -> None:
+        """``tls_cert_path``: the folder of the ``tcp://`` engines' TLS files (see
+        ``engine_tls``). A URL the pool cannot use safely is a ``ValueError`` here."""
         if not urls:
             raise ValueError("the engine pool needs at least one DOCKER_HOST URL")
-        self.engines: dict[str, Engine] = {url: Engine(url) for url in urls}
+        self.engines: dict[str, Engine] = {
+            url: Engine(url, engine_tls(url, tls_cert_path)) for url in urls
+        }
         self._image_locks: dict[tuple[str, str], asyncio.Lock] = {}
 
     @property
@@ -142,7 +174,9 @@ class EnginePool:
     async def _call(self, engine: str, work: Callable[[Engine], T]) -> T:
         try:
             return await asyncio.to_thread(work, self.engines[engine])
-        except DockerException as exc:
+        # requests' errors escape docker-py when a connection breaks after the first call
+        # (an engine restarting, a TLS handshake refused).
+        except (DockerException, requests.RequestException) as exc:
             raise EngineError(f"Docker engine {engine}: {exc}") from exc
 
     # -- images ---------------------------------------------------------------------------
@@ -190,7 +224,7 @@ class EnginePool:
 
         try:
             await asyncio.to_thread(copy)
-        except DockerException as exc:
+        except (DockerException, requests.RequestException) as exc:
             raise EngineError(f"Copying {image} from {source} to {target}: {exc}") from exc
         logger.info("Copied image %s to %s", image, target)
 

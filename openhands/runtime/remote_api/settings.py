@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from openhands.runtime.remote_api.engine_tls import engine_tls
 from openhands.runtime.remote_api.sandboxes import GIB, Limits
 from openhands.runtime.remote_api.store import DEFAULT_NAMESPACE
 
@@ -26,6 +27,8 @@ class ServiceSettings:
     limits: Limits = field(default_factory=Limits)
     host: str = "127.0.0.1"
     port: int = 8000
+    # The TLS files of the tcp:// engines (engine_tls.py); unix:// engines need none.
+    tls_cert_path: Path | None = None
 
 
 def parse_settings(
@@ -45,7 +48,14 @@ def parse_settings(
     parser.add_argument(
         "--engines",
         default=default("ENGINES", env.get("DOCKER_HOST", DEFAULT_ENGINE)),
-        help="comma-separated DOCKER_HOST URLs (default: $DOCKER_HOST or the local engine)",
+        help="comma-separated engine URLs, unix:///path or tcp://HOST:PORT with TLS "
+        "(default: $DOCKER_HOST or the local engine)",
+    )
+    parser.add_argument(
+        "--tls-cert-path",
+        default=default("TLS_CERT_PATH", env.get("DOCKER_CERT_PATH") or None),
+        help="folder of ca.pem, cert.pem and key.pem for the tcp:// engines, or of one "
+        "HOST:PORT subfolder per engine (default: $DOCKER_CERT_PATH)",
     )
     parser.add_argument("--redis", default=default("REDIS_URL", "redis://127.0.0.1:6379/0"))
     parser.add_argument(
@@ -75,6 +85,12 @@ def parse_settings(
     engines = [url.strip() for url in str(args.engines).split(",") if url.strip()]
     if not engines:
         parser.error("at least one engine is required (--engines)")
+    tls_cert_path = Path(args.tls_cert_path) if args.tls_cert_path else None
+    for url in engines:
+        try:
+            engine_tls(url, tls_cert_path)
+        except ValueError as exc:
+            parser.error(str(exc))
     return ServiceSettings(
         engines=engines,
         redis_url=args.redis,
@@ -85,4 +101,5 @@ def parse_settings(
         limits=Limits(memory_bytes=int(args.memory_gib * GIB), cpus=args.cpus),
         host=args.host,
         port=args.port,
+        tls_cert_path=tls_cert_path,
     )

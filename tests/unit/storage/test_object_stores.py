@@ -200,8 +200,8 @@ def test_gcs_without_library_explains_the_extra(monkeypatch: pytest.MonkeyPatch)
 
 
 def _fake_gcs_library(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """google-cloud-storage is an optional extra (absent here): a stand-in module records
-    how the store builds its client."""
+    """A stand-in for google-cloud-storage (an optional extra) that records how the store
+    builds its client: the real one would find credentials on this machine or fail."""
     import types
 
     made: list[str] = []
