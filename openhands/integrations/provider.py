@@ -13,6 +13,7 @@ import logging
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Protocol, overload
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, WithJsonSchema
 
@@ -275,18 +276,55 @@ class ProviderHandler:
         sort: str,
         order: str,
     ) -> list[Repository]:
+        """Repositories matching ``query`` at ``selected_provider``, or at every provider
+        (a failing one is skipped). A pasted repository URL is looked up at the provider
+        whose host it names (a custom host of the token counts), and only there."""
         providers = [selected_provider] if selected_provider else self._usable()
+        is_url = query.strip().startswith(("http://", "https://"))
         found: list[Repository] = []
         for provider in providers:
+            public = is_url and self.is_repository_url(query, provider)
+            if is_url and not public:
+                continue
             try:
                 found.extend(
                     await self._get_service(provider).search_repositories(
-                        query, per_page, sort, order, False
+                        query, per_page, sort, order, public
                     )
                 )
             except Exception as error:
                 logger.info("Repository search on %s failed: %s", provider.value, error)
-        return found
+        return self._deduplicate_repositories(found)
+
+    def is_repository_url(self, query: str, provider: ProviderType) -> bool:
+        """Whether ``query`` is an http(s) URL on ``provider``'s public host or on the
+        custom host of the user's token for it (and on its port, when that host names
+        one)."""
+        try:
+            url = urlsplit(query.strip())
+            if url.scheme not in ("http", "https") or not url.hostname:
+                return False
+            if url.hostname == self.PROVIDER_DOMAINS[provider]:
+                return True
+            token = self._provider_tokens.get(provider)
+            if token is None or not token.host:
+                return False
+            host = urlsplit(token.host if "://" in token.host else f"//{token.host}")
+            return url.hostname == host.hostname and host.port in (None, url.port)
+        except ValueError:  # a port that is not a number
+            return False
+
+    @staticmethod
+    def _deduplicate_repositories(repos: list[Repository]) -> list[Repository]:
+        """``repos`` without repeats of a provider's repository (first one kept)."""
+        seen: set[tuple[ProviderType, str]] = set()
+        unique: list[Repository] = []
+        for repo in repos:
+            key = (repo.git_provider, repo.full_name)
+            if key not in seen:
+                seen.add(key)
+                unique.append(repo)
+        return unique
 
     async def verify_repo_provider(
         self, repository: str, specified_provider: ProviderType | None = None

@@ -53,6 +53,7 @@ from openhands.events.observation import (
 from openhands.events.serialization.registry import ACTION_TYPE_TO_CLASS
 from openhands.events.stream import EventStream, EventStreamSubscriber
 from openhands.runtime import workspace_setup
+from openhands.runtime.org_microagents import load_org_microagents
 from openhands.runtime.plugins.requirement import PluginRequirement
 from openhands.runtime.runtime_status import RuntimeStatus
 from openhands.runtime.utils.git_handler import GitHandler
@@ -434,8 +435,10 @@ class Runtime(ABC):
     def get_microagents_from_selected_repo(
         self, selected_repository: str | None
     ) -> list[BaseMicroagent]:
-        """Microagents of the workspace (and of the selected repository, if any)."""
-        return workspace_setup.load_workspace_microagents(self, selected_repository)
+        """Microagents of the workspace (and of the selected repository, if any), after
+        those its owner shares from an org-level repository (``org_microagents``)."""
+        shared = load_org_microagents(self, selected_repository) if selected_repository else []
+        return shared + workspace_setup.load_workspace_microagents(self, selected_repository)
 
     # --- git helpers ---------------------------------------------------------------------
 

@@ -215,7 +215,7 @@ def load_workspace_microagents(
     """The legacy instructions file and ``.openhands/microagents`` of the workspace, or of
     the selected repository's clone inside it."""
     # Imported on use: the microagent models stay off the import path of every runtime.
-    from openhands.microagent.microagent import BaseMicroagent, load_microagents_from_dir
+    from openhands.microagent.microagent import BaseMicroagent
 
     loaded: list[BaseMicroagent] = []
     root = sandbox.workspace_root
@@ -228,9 +228,17 @@ def load_workspace_microagents(
         # The file name makes it the `repo_legacy` repository microagent.
         loaded.append(BaseMicroagent.load(Path(LEGACY_INSTRUCTIONS), file_content=legacy))
 
-    microagents_dir = repo_dir / MICROAGENTS_DIR
+    loaded.extend(load_microagents_in(sandbox, repo_dir / MICROAGENTS_DIR))
+    return loaded
+
+
+def load_microagents_in(sandbox: WorkspaceSandbox, microagents_dir: Path) -> list[BaseMicroagent]:
+    """The microagents of a directory inside the sandbox ([] when it has none; a
+    directory that cannot be read is logged and skipped)."""
+    from openhands.microagent.microagent import load_microagents_from_dir
+
     if not sandbox.list_files(str(microagents_dir)):
-        return loaded
+        return []
     try:
         zip_path = sandbox.copy_from(str(microagents_dir))
         with tempfile.TemporaryDirectory() as tmp:
@@ -238,11 +246,10 @@ def load_workspace_microagents(
                 archive.extractall(tmp)
             zip_path.unlink(missing_ok=True)
             repo_agents, knowledge_agents = load_microagents_from_dir(tmp)
-            loaded.extend(repo_agents.values())
-            loaded.extend(knowledge_agents.values())
     except Exception as e:
         sandbox.log("error", f"could not load microagents from {microagents_dir}: {e}")
-    return loaded
+        return []
+    return [*repo_agents.values(), *knowledge_agents.values()]
 
 
 # --- git helpers (§10.9) --------------------------------------------------------------------

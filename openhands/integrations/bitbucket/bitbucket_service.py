@@ -10,7 +10,8 @@ from typing import Any
 
 from pydantic import SecretStr
 
-from openhands.integrations.http_client import HTTPClient, api_base_url
+from openhands.integrations.protocols.http_client import HTTPClient, api_base_url
+from openhands.integrations.repository_urls import repository_from_url
 from openhands.integrations.service_types import (
     BaseGitService,
     Branch,
@@ -50,7 +51,7 @@ class BitBucketService(BaseGitService, HTTPClient):
         environment variable or the public default (a self-hosted ``base_domain`` still
         wins); the web server passes its configured root here."""
         self.user_id = user_id
-        self.token = token
+        self.token = token if token is not None else SecretStr("")
         self.external_auth_id = external_auth_id
         self.external_auth_token = external_auth_token
         self.external_token_manager = external_token_manager
@@ -68,10 +69,10 @@ class BitBucketService(BaseGitService, HTTPClient):
     def provider(self) -> str:
         return ProviderType.BITBUCKET.value
 
-    async def _get_headers(self) -> dict[str, str]:
-        if self.token is None:
-            self.token = await self.get_latest_token()
-        secret = self._token_value()
+    async def _get_headers(self) -> dict[str, Any]:
+        if not self.token:
+            self.token = await self.get_latest_token() or self.token
+        secret = self.token.get_secret_value()
         if ":" in secret:
             return {"Authorization": "Basic " + base64.b64encode(secret.encode()).decode()}
         return {"Authorization": f"Bearer {secret}"}
@@ -129,7 +130,7 @@ class BitBucketService(BaseGitService, HTTPClient):
         if not installation_id:
             params["role"] = "member"
         if query:
-            params["q"] = f'name ~ "{query}"'
+            params["q"] = f"name~{_bbql_string(query)}"
         data, _ = await self._make_request(url, params)
         repositories = [_repository(item) for item in data.get("values", [])]
         if repositories and data.get("next"):
@@ -152,9 +153,15 @@ class BitBucketService(BaseGitService, HTTPClient):
     async def search_repositories(
         self, query: str, per_page: int, sort: str, order: str, public: bool
     ) -> list[Repository]:
-        if public and "/" in query:  # `workspace/repo` of a public repository
+        """``public``: ``query`` is a repository's URL, and the answer is that repository
+        (none when the URL names none or Bitbucket does not know it). Otherwise the first
+        page of the user's repositories whose name contains ``query``."""
+        if public:
+            full_name = repository_from_url(query)
+            if full_name is None:
+                return []
             try:
-                return [await self.get_repository_details_from_repo_name(query.strip("/"))]
+                return [await self.get_repository_details_from_repo_name(full_name)]
             except ResourceNotFoundError:
                 return []
         return await self.get_paginated_repos(1, per_page, sort, None, query)
@@ -187,9 +194,10 @@ class BitBucketService(BaseGitService, HTTPClient):
     async def search_branches(
         self, repository: str, query: str, per_page: int = 30
     ) -> list[Branch]:
+        """Branches whose name contains ``query``, most recently committed first."""
         data, _ = await self._make_request(
             f"{self.BASE_URL}/repositories/{repository}/refs/branches",
-            {"q": f'name ~ "{query}"', "pagelen": per_page},
+            {"pagelen": per_page, "q": f"name~{_bbql_string(query)}", "sort": "-target.date"},
         )
         return [_branch(item) for item in data.get("values", [])][:per_page]
 
@@ -264,6 +272,13 @@ class BitBucketService(BaseGitService, HTTPClient):
             f"{self.BASE_URL}/repositories/{repository}/src/{branch}/{path}"
         )
         return data if isinstance(data, str) else str(data)
+
+
+def _bbql_string(text: str) -> str:
+    """``text`` as a quoted string of Bitbucket's query language, so a quote or backslash
+    the user typed cannot end the string and change the filter."""
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{escaped}"'
 
 
 def _sort(sort: str) -> str:

@@ -1,19 +1,24 @@
 """GitHub over its REST API v3 (``api.github.com``, ``https://<host>/api/v3`` for GitHub
-Enterprise, or ``GITHUB_API_URL``) and, for suggested tasks, its GraphQL API (``/graphql``
-next to the REST root, ``https://<host>/api/graphql`` on Enterprise)."""
+Enterprise, or ``GITHUB_API_URL``) and, for suggested tasks and branch search, its GraphQL
+API (``/graphql`` next to the REST root, ``https://<host>/api/graphql`` on Enterprise)."""
 
 from __future__ import annotations
 
 import base64
 import logging
 import os
-import re
 from datetime import datetime
 from typing import Any
 
 from pydantic import SecretStr
 
-from openhands.integrations.http_client import HTTPClient, api_base_url
+from openhands.integrations.protocols.http_client import (
+    HTTPClient,
+    api_base_url,
+    has_next_page,
+    header_value,
+)
+from openhands.integrations.repository_urls import repository_from_url
 from openhands.integrations.service_types import (
     BaseGitService,
     Branch,
@@ -33,7 +38,6 @@ from openhands.utils.import_utils import get_impl
 
 logger = logging.getLogger(__name__)
 
-_NEXT_LINK = re.compile(r'<[^>]+>;\s*rel="next"')
 # Upper bounds of the "fetch everything" walks, so a huge account cannot stall a request.
 MAX_REPOS = 1000
 MAX_BRANCHES = 500
@@ -66,6 +70,30 @@ query SuggestedPullRequests($pullRequests: Int!, $reviewThreads: Int!) {
   }
 }
 """
+# Branches whose name contains a text, over GraphQL: REST can only list them all.
+SEARCH_BRANCHES_QUERY = """
+query SearchBranches($owner: String!, $name: String!, $query: String!, $perPage: Int!) {
+  repository(owner: $owner, name: $name) {
+    refs(
+      refPrefix: "refs/heads/"
+      query: $query
+      first: $perPage
+      orderBy: {field: ALPHABETICAL, direction: ASC}
+    ) {
+      nodes {
+        name
+        target { __typename ... on Commit { oid committedDate } }
+        branchProtectionRule { id }
+      }
+    }
+  }
+}
+"""
+# GitHub answers at most this many nodes per connection.
+GRAPHQL_MAX_PAGE = 100
+# Suggested orgs in a search: this many of the most-starred repositories of an org whose
+# name looks like the query.
+TOP_REPOS_OF_MATCHING_ORG = 2
 _FAILED_ROLLUP_STATES = frozenset({"FAILURE", "ERROR"})
 # Static-validation codes GitHub gives a query its schema does not know (an old Enterprise
 # server): the suggested tasks then fall back to REST.
@@ -103,7 +131,7 @@ class GitHubService(BaseGitService, HTTPClient):
         environment variable or the public default (a self-hosted ``base_domain`` still
         wins); the web server passes its configured root here."""
         self.user_id = user_id
-        self.token = token
+        self.token = token if token is not None else SecretStr("")
         self.external_auth_id = external_auth_id
         self.external_auth_token = external_auth_token
         self.external_token_manager = external_token_manager
@@ -121,12 +149,12 @@ class GitHubService(BaseGitService, HTTPClient):
     def provider(self) -> str:
         return ProviderType.GITHUB.value
 
-    async def _get_headers(self) -> dict[str, str]:
-        if self.token is None:
-            self.token = await self.get_latest_token()
+    async def _get_headers(self) -> dict[str, Any]:
+        if not self.token:
+            self.token = await self.get_latest_token() or self.token
         return {
-            "Authorization": f"Bearer {self._token_value()}",
-            "Accept": "application/vnd.github+json",
+            "Authorization": f"Bearer {self.token.get_secret_value()}",
+            "Accept": "application/vnd.github.v3+json",
         }
 
     async def get_latest_token(self) -> SecretStr | None:
@@ -148,9 +176,13 @@ class GitHubService(BaseGitService, HTTPClient):
         ``ResourceNotFoundError`` for NOT_FOUND, ``GraphQLSchemaError`` when the schema lacks
         a field, else ``UnknownException``.
         """
-        body, _ = await self._make_request(
+        response = await self._send(
             self.graphql_url, {"query": query, "variables": variables}, RequestMethod.POST
         )
+        try:
+            body = response.json()
+        except ValueError:
+            body = None
         if not isinstance(body, dict):
             raise UnknownException("GitHub GraphQL answered with something other than JSON")
         errors = body.get("errors")
@@ -195,7 +227,7 @@ class GitHubService(BaseGitService, HTTPClient):
         installation_id: str | None,
         query: str | None = None,
     ) -> list[Repository]:
-        params: dict[str, Any] = {"page": page, "per_page": per_page}
+        params: dict[str, Any] = {"page": str(page), "per_page": str(per_page)}
         if installation_id:
             url = f"{self.BASE_URL}/user/installations/{installation_id}/repositories"
             data, headers = await self._make_request(url, params)
@@ -209,34 +241,120 @@ class GitHubService(BaseGitService, HTTPClient):
         if query:
             needle = query.lower()
             repositories = [r for r in repositories if needle in r.full_name.lower()]
-        if repositories and headers.get("link"):
-            repositories[0].link_header = headers["link"]
+        link = header_value(headers, "link")
+        if repositories and link:
+            repositories[0].link_header = link
         return repositories
 
-    async def get_all_repositories(self, sort: str, app_mode: Any) -> list[Repository]:
-        repositories: list[Repository] = []
+    async def _fetch_paginated_repos(
+        self, url: str, params: dict[str, Any], max_repos: int, extract_key: str | None = None
+    ) -> list[dict[str, Any]]:
+        """The raw repositories of every page of ``url`` (at most ``max_repos``); the
+        installation listings wrap them in an object under ``extract_key``."""
+        repos: list[dict[str, Any]] = []
         page = 1
-        while len(repositories) < MAX_REPOS:
-            data, headers = await self._make_request(
-                f"{self.BASE_URL}/user/repos", {"page": page, "per_page": PER_PAGE, "sort": sort}
-            )
-            repositories.extend(_repository(item) for item in data)
-            if not _NEXT_LINK.search(headers.get("link", "")):
+        while len(repos) < max_repos:
+            data, headers = await self._make_request(url, {**params, "page": str(page)})
+            items = data.get(extract_key, []) if extract_key else data
+            if not items:
+                break
+            repos.extend(items)
+            if not has_next_page(headers):
                 break
             page += 1
-        return repositories[:MAX_REPOS]
+        return repos[:max_repos]
+
+    async def get_all_repositories(self, sort: str, app_mode: Any) -> list[Repository]:
+        """Up to ``MAX_REPOS`` repositories: in SaaS mode those of the user's app
+        installations (most recently pushed first when ``sort`` is "pushed"), otherwise
+        the user's own list in GitHub's ``sort`` order."""
+        if getattr(app_mode, "value", app_mode) != "saas":
+            raw = await self._fetch_paginated_repos(
+                f"{self.BASE_URL}/user/repos", {"per_page": str(PER_PAGE), "sort": sort}, MAX_REPOS
+            )
+            return [_repository(item) for item in raw]
+        raw = []
+        for installation_id in await self.get_installations():
+            raw.extend(
+                await self._fetch_paginated_repos(
+                    f"{self.BASE_URL}/user/installations/{installation_id}/repositories",
+                    {"per_page": str(PER_PAGE)},
+                    MAX_REPOS - len(raw),
+                    extract_key="repositories",
+                )
+            )
+            if len(raw) >= MAX_REPOS:
+                break
+        if sort == "pushed":
+            # ISO 8601 UTC stamps sort as text; a never-pushed repository goes last.
+            raw.sort(key=lambda item: str(item.get("pushed_at") or ""), reverse=True)
+        return [_repository(item) for item in raw]
+
+    async def get_user_organizations(self) -> list[str]:
+        """The logins of the organizations the user belongs to ([] when GitHub will not
+        say: the search then just covers the user's own repositories)."""
+        try:
+            data, _ = await self._make_request(f"{self.BASE_URL}/user/orgs")
+        except Exception as error:
+            logger.warning("Could not list the user's GitHub organizations: %s", error)
+            return []
+        return [str(org["login"]) for org in _objects(data) if org.get("login")]
 
     async def search_repositories(
         self, query: str, per_page: int, sort: str, order: str, public: bool
     ) -> list[Repository]:
-        params = {
-            "q": f"{query} is:public" if public else query,
-            "per_page": per_page,
-            "sort": sort,
-            "order": order,
-        }
-        data, _ = await self._make_request(f"{self.BASE_URL}/search/repositories", params)
-        return [_repository(item) for item in data.get("items", [])]
+        """Repositories matching ``query``.
+
+        ``public``: ``query`` is a repository's URL, and the answer is that repository
+        (none when the URL names none or GitHub does not know it). Otherwise the search
+        covers what the user can reach, not all of GitHub: ``owner/text`` searches the
+        owner's repositories; plain text searches the user's repositories by name, each of
+        the user's organizations, and the top repositories of an organization whose name
+        looks like the text.
+        """
+        if public:
+            return await self._repository_at_url(query)
+        url = f"{self.BASE_URL}/search/repositories"
+        params: dict[str, Any] = {"per_page": per_page, "sort": sort, "order": order}
+        if "/" in query:
+            owner, text = query.split("/", 1)
+            data, _ = await self._make_request(url, {**params, "q": f"org:{owner} in:name {text}"})
+            return [_repository(item) for item in _objects(_object(data).get("items"))]
+        login = (await self.get_user()).login
+        organizations = await self.get_user_organizations()
+        # The user's and each organization's repositories are disjoint: no duplicates.
+        searches = [f"in:name {query} user:{login}"] + [
+            f"{query} org:{org}" for org in organizations
+        ]
+        found: list[Repository] = []
+        for q in searches:
+            found.extend(await self._search_quietly(url, {**params, "q": q}))
+        for org in organizations:
+            if _looks_like(query, org):
+                top = {**params, "q": f"org:{org}", "sort": "stars"}
+                top["per_page"] = TOP_REPOS_OF_MATCHING_ORG
+                seen = {repo.id for repo in found}
+                found.extend(r for r in await self._search_quietly(url, top) if r.id not in seen)
+        return found
+
+    async def _search_quietly(self, url: str, params: dict[str, Any]) -> list[Repository]:
+        """One repository search; a failing one (an org that blocks the app, …) is logged
+        and counts as no hits, so the other scopes still answer."""
+        try:
+            data, _ = await self._make_request(url, params)
+        except Exception as error:
+            logger.warning("GitHub repository search %r failed: %s", params.get("q"), error)
+            return []
+        return [_repository(item) for item in _objects(_object(data).get("items"))]
+
+    async def _repository_at_url(self, url: str) -> list[Repository]:
+        full_name = repository_from_url(url)
+        if full_name is None:
+            return []
+        try:
+            return [await self.get_repository_details_from_repo_name(full_name)]
+        except ResourceNotFoundError:
+            return []
 
     # --- branches ---------------------------------------------------------------------
 
@@ -244,11 +362,12 @@ class GitHubService(BaseGitService, HTTPClient):
         self, repository: str, page: int = 1, per_page: int = 30
     ) -> PaginatedBranchesResponse:
         data, headers = await self._make_request(
-            f"{self.BASE_URL}/repos/{repository}/branches", {"page": page, "per_page": per_page}
+            f"{self.BASE_URL}/repos/{repository}/branches",
+            {"page": str(page), "per_page": str(per_page)},
         )
         return PaginatedBranchesResponse(
             branches=[_branch(item) for item in data],
-            has_next_page=bool(_NEXT_LINK.search(headers.get("link", ""))),
+            has_next_page=has_next_page(headers),
             current_page=page,
             per_page=per_page,
         )
@@ -267,9 +386,25 @@ class GitHubService(BaseGitService, HTTPClient):
     async def search_branches(
         self, repository: str, query: str, per_page: int = 30
     ) -> list[Branch]:
-        needle = query.lower()
-        matches = [b for b in await self.get_branches(repository) if needle in b.name.lower()]
-        return matches[:per_page]
+        """Up to ``per_page`` (at most 100) branches whose name contains ``query``, in
+        name order, from GitHub's GraphQL ``refs``. Search is a typing aid: an empty query,
+        a name that is not ``owner/repo`` or a failing query give no branches."""
+        owner, _, name = repository.partition("/")
+        if not query or not owner or not name:
+            return []
+        variables = {
+            "owner": owner,
+            "name": name,
+            "query": query,
+            "perPage": max(1, min(per_page, GRAPHQL_MAX_PAGE)),
+        }
+        try:
+            body = await self.execute_graphql_query(SEARCH_BRANCHES_QUERY, variables)
+        except Exception as error:
+            logger.warning("GitHub branch search in %s failed: %s", repository, error)
+            return []
+        refs = _object(_object(_object(body.get("data")).get("repository")).get("refs"))
+        return [_graphql_branch(node) for node in _objects(refs.get("nodes"))]
 
     # --- suggested tasks --------------------------------------------------------------
 
@@ -480,11 +615,40 @@ def _repository(data: dict[str, Any]) -> Repository:
 
 
 def _branch(data: dict[str, Any]) -> Branch:
+    """A REST branch; the list answer carries the commit's date only on some servers."""
+    commit = _object(data.get("commit"))
+    committer = _object(_object(commit.get("commit")).get("committer"))
     return Branch(
         name=data["name"],
-        commit_sha=(data.get("commit") or {}).get("sha", ""),
+        commit_sha=str(commit.get("sha") or ""),
         protected=bool(data.get("protected", False)),
+        last_push_date=committer.get("date"),
     )
+
+
+def _graphql_branch(node: dict[str, Any]) -> Branch:
+    """A ``refs`` node of ``SEARCH_BRANCHES_QUERY``: a branch pointing at something other
+    than a commit has no sha or date; one with a protection rule (even an empty answer
+    for it) is protected."""
+    target = _object(node.get("target"))
+    is_commit = target.get("__typename") == "Commit"
+    return Branch(
+        name=str(node.get("name") or ""),
+        commit_sha=str(target.get("oid") or "") if is_commit else "",
+        protected=node.get("branchProtectionRule") is not None,
+        last_push_date=target.get("committedDate") if is_commit else None,
+    )
+
+
+def _looks_like(query: str, org: str) -> bool:
+    """Whether an organization's name and the search text contain one another, ignoring
+    case, spaces, dashes and underscores ("all hands" finds All-Hands-AI)."""
+
+    def squash(text: str) -> str:
+        return "".join(ch for ch in text.lower() if ch not in " -_")
+
+    text, name = squash(query), squash(org)
+    return bool(text) and (text in name or name in text)
 
 
 GithubServiceImpl: type[GitHubService] = get_impl(

@@ -5,12 +5,19 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
 
 from pydantic import SecretStr
 
-from openhands.integrations.http_client import HTTPClient, api_base_url
+from openhands.integrations.protocols.http_client import (
+    HTTPClient,
+    api_base_url,
+    has_next_page,
+    header_value,
+)
+from openhands.integrations.repository_urls import gitlab_project_from_url
 from openhands.integrations.service_types import (
     BaseGitService,
     Branch,
@@ -35,7 +42,12 @@ PER_PAGE = 100
 SUGGESTED_PER_PAGE = 30
 DETAIL_CONCURRENCY = 8
 # GitLab's `order_by` names for the sorts the UI asks for.
-_ORDER_BY = {"pushed": "last_activity_at", "updated": "updated_at", "created": "created_at"}
+_ORDER_BY = {
+    "pushed": "last_activity_at",
+    "updated": "last_activity_at",
+    "created": "created_at",
+    "full_name": "name",
+}
 
 
 def _project(repository: str) -> str:
@@ -59,7 +71,7 @@ class GitLabService(BaseGitService, HTTPClient):
         environment variable or the public default (a self-hosted ``base_domain`` still
         wins); the web server passes its configured root here."""
         self.user_id = user_id
-        self.token = token
+        self.token = token if token is not None else SecretStr("")
         self.external_auth_id = external_auth_id
         self.external_auth_token = external_auth_token
         self.external_token_manager = external_token_manager
@@ -77,10 +89,10 @@ class GitLabService(BaseGitService, HTTPClient):
     def provider(self) -> str:
         return ProviderType.GITLAB.value
 
-    async def _get_headers(self) -> dict[str, str]:
-        if self.token is None:
-            self.token = await self.get_latest_token()
-        return {"Authorization": f"Bearer {self._token_value()}"}
+    async def _get_headers(self) -> dict[str, Any]:
+        if not self.token:
+            self.token = await self.get_latest_token() or self.token
+        return {"Authorization": f"Bearer {self.token.get_secret_value()}"}
 
     async def get_latest_token(self) -> SecretStr | None:
         return self.token
@@ -104,7 +116,7 @@ class GitLabService(BaseGitService, HTTPClient):
         data, _ = await self._make_request(f"{self.BASE_URL}/projects/{_project(repository)}")
         return _repository(data)
 
-    async def _projects(self, params: dict[str, Any]) -> tuple[list[Repository], dict[str, str]]:
+    async def _projects(self, params: dict[str, Any]) -> tuple[list[Repository], Mapping[str, str]]:
         data, headers = await self._make_request(f"{self.BASE_URL}/projects", params)
         return [_repository(item) for item in data], headers
 
@@ -116,46 +128,67 @@ class GitLabService(BaseGitService, HTTPClient):
         installation_id: str | None,
         query: str | None = None,
     ) -> list[Repository]:
+        """A page of the projects the user is a member of; ``query`` matches their names
+        and their groups' names."""
         params: dict[str, Any] = {
-            "page": page,
-            "per_page": per_page,
-            "membership": True,
+            "page": str(page),
+            "per_page": str(per_page),
             "order_by": _ORDER_BY.get(sort, "last_activity_at"),
             "sort": "desc",
+            "membership": True,
         }
         if query:
             params["search"] = query
+            params["search_namespaces"] = True
         repositories, headers = await self._projects(params)
-        if repositories and headers.get("link"):
-            repositories[0].link_header = headers["link"]
+        link = header_value(headers, "link")
+        if repositories and link:
+            repositories[0].link_header = link
         return repositories
 
     async def get_all_repositories(self, sort: str, app_mode: Any) -> list[Repository]:
         repositories: list[Repository] = []
         page = 1
         while len(repositories) < MAX_REPOS:
-            batch = await self.get_paginated_repos(page, PER_PAGE, sort, None)
+            batch, headers = await self._projects(
+                {
+                    "page": str(page),
+                    "per_page": str(PER_PAGE),
+                    "order_by": _ORDER_BY.get(sort, "last_activity_at"),
+                    "sort": "desc",
+                    "membership": True,
+                }
+            )
             repositories.extend(batch)
-            if len(batch) < PER_PAGE:
+            if not batch or not _more_pages(headers):
                 break
             page += 1
         return repositories[:MAX_REPOS]
 
+    def _parse_gitlab_url(self, url: str) -> str | None:
+        """``group[/subgroup…]/project`` of a GitLab project URL, or None."""
+        return gitlab_project_from_url(url)
+
     async def search_repositories(
-        self, query: str, per_page: int, sort: str, order: str, public: bool
+        self,
+        query: str,
+        per_page: int = 30,
+        sort: str = "updated",
+        order: str = "desc",
+        public: bool = False,
     ) -> list[Repository]:
-        params: dict[str, Any] = {
-            "search": query,
-            "per_page": per_page,
-            "order_by": _ORDER_BY.get(sort, "last_activity_at"),
-            "sort": order,
-        }
+        """``public``: ``query`` is a project's URL, and the answer is that project (none
+        when the URL names none or GitLab does not know it). Otherwise the first page of
+        the user's projects matching ``query``."""
         if public:
-            params["visibility"] = "public"
-        else:
-            params["membership"] = True
-        repositories, _ = await self._projects(params)
-        return repositories
+            path = self._parse_gitlab_url(query)
+            if path is None:
+                return []
+            try:
+                return [await self.get_repository_details_from_repo_name(path)]
+            except ResourceNotFoundError:
+                return []
+        return await self.get_paginated_repos(1, per_page, sort, None, query)
 
     # --- branches ---------------------------------------------------------------------
 
@@ -164,15 +197,15 @@ class GitLabService(BaseGitService, HTTPClient):
     ) -> PaginatedBranchesResponse:
         data, headers = await self._make_request(
             f"{self.BASE_URL}/projects/{_project(repository)}/repository/branches",
-            {"page": page, "per_page": per_page},
+            {"page": str(page), "per_page": str(per_page)},
         )
-        total = headers.get("x-total")
+        total = header_value(headers, "x-total")
         return PaginatedBranchesResponse(
             branches=[_branch(item) for item in data],
-            has_next_page=bool(headers.get("x-next-page")),
+            has_next_page=_more_pages(headers),
             current_page=page,
             per_page=per_page,
-            total_count=int(total) if total and total.isdigit() else None,
+            total_count=int(total) if total.isdigit() else None,
         )
 
     async def get_branches(self, repository: str) -> list[Branch]:
@@ -191,7 +224,7 @@ class GitLabService(BaseGitService, HTTPClient):
     ) -> list[Branch]:
         data, _ = await self._make_request(
             f"{self.BASE_URL}/projects/{_project(repository)}/repository/branches",
-            {"search": query, "per_page": per_page},
+            {"search": query, "per_page": str(per_page)},
         )
         return [_branch(item) for item in data][:per_page]
 
@@ -293,6 +326,12 @@ class GitLabService(BaseGitService, HTTPClient):
             {"ref": "HEAD"},
         )
         return data if isinstance(data, str) else str(data)
+
+
+def _more_pages(headers: Mapping[str, str]) -> bool:
+    """GitLab names the next page in ``X-Next-Page`` and in the ``Link`` header; some
+    proxies drop the former, keyset pagination sends only the latter."""
+    return bool(header_value(headers, "x-next-page")) or has_next_page(headers)
 
 
 def _repository(data: dict[str, Any]) -> Repository:

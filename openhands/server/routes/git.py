@@ -69,8 +69,7 @@ async def search_repositories(
     order: str = "desc",
     selected_provider: ProviderType | None = None,
 ) -> list[Repository]:
-    service = providers.service(selected_provider, SEARCH_TOKEN_REQUIRED)
-    return await service.search_repositories(query, per_page, sort, order, False)
+    return await providers.search_repositories(query, per_page, sort, order, selected_provider)
 
 
 @github_api_router.get("/search/branches")

@@ -19,6 +19,7 @@ from openhands.integrations.service_types import (
     AuthenticationError,
     InstallationsService,
     ProviderType,
+    Repository,
     SuggestedTask,
 )
 from openhands.server.errors import (
@@ -163,6 +164,30 @@ class GitProviders:
         if len(failures) == len(answers):
             raise failures[0]
         return [task for answer in answers if isinstance(answer, list) for task in answer]
+
+    async def search_repositories(
+        self,
+        query: str,
+        per_page: int,
+        sort: str,
+        order: str,
+        selected: ProviderType | None = None,
+    ) -> list[Repository]:
+        """Repositories matching ``query`` at ``selected`` (else the first provider with a
+        token). A pasted repository URL is looked up at the provider whose host it names
+        (with no provider selected, any provider with a token); a URL no such provider
+        hosts finds nothing rather than being searched for as text."""
+        provider = self.provider(selected, SEARCH_TOKEN_REQUIRED)
+        if not query.strip().startswith(("http://", "https://")):
+            return await self.service(provider).search_repositories(
+                query, per_page, sort, order, False
+            )
+        candidates = [selected] if selected else list(self.tokens)
+        for candidate in candidates:
+            if self.handler.is_repository_url(query, candidate):
+                service = self.service(candidate, SEARCH_TOKEN_REQUIRED)
+                return await service.search_repositories(query, per_page, sort, order, True)
+        return []
 
     async def can_read(self, repository: str, provider: ProviderType | None) -> bool:
         """Whether a provider with a token (``provider`` asked first) can read

@@ -130,7 +130,10 @@ GITHUB_SCHEMA = build_schema(
     enum IssueOrderField { CREATED_AT UPDATED_AT COMMENTS }
     input IssueOrder { field: IssueOrderField!, direction: OrderDirection! }
 
-    type Query { viewer: User! }
+    enum RefOrderField { ALPHABETICAL TAG_COMMIT_DATE }
+    input RefOrder { field: RefOrderField!, direction: OrderDirection! }
+
+    type Query { viewer: User!, repository(owner: String!, name: String!): Repository }
     type User {
       login: String!
       pullRequests(
@@ -147,10 +150,24 @@ GITHUB_SCHEMA = build_schema(
       commits(first: Int, last: Int): PullRequestCommitConnection!
       reviewThreads(first: Int, last: Int): PullRequestReviewThreadConnection!
     }
-    type Repository { nameWithOwner: String! }
+    type Repository {
+      nameWithOwner: String!
+      refs(
+        refPrefix: String!, query: String, first: Int, last: Int, orderBy: RefOrder
+      ): RefConnection
+    }
+    type RefConnection { nodes: [Ref], totalCount: Int! }
+    type Ref { name: String!, target: GitObject, branchProtectionRule: BranchProtectionRule }
+    type BranchProtectionRule { id: ID! }
+    interface GitObject { oid: String! }
+    type Tag implements GitObject { oid: String!, name: String! }
     type PullRequestCommitConnection { nodes: [PullRequestCommit], totalCount: Int! }
     type PullRequestCommit { commit: Commit! }
-    type Commit { oid: String!, statusCheckRollup: StatusCheckRollup }
+    type Commit implements GitObject {
+      oid: String!
+      committedDate: String!
+      statusCheckRollup: StatusCheckRollup
+    }
     type StatusCheckRollup { state: StatusState! }
     type PullRequestReviewThreadConnection { nodes: [PullRequestReviewThread], totalCount: Int! }
     type PullRequestReviewThread { isResolved: Boolean! }
@@ -172,6 +189,29 @@ class StandInPullRequest:
     checks: Sequence[str | None] = (None,)
     # ``isResolved`` of each review thread.
     threads: Sequence[bool] = ()
+
+
+@dataclass
+class StandInBranch:
+    """A branch as the GraphQL stand-in serves it; ``tag`` makes it point at a tag."""
+
+    name: str
+    sha: str = "sha"
+    committed_date: str = "2024-01-01T00:00:00Z"
+    protected: bool = False
+    tag: bool = False
+
+
+def _ref_node(branch: StandInBranch) -> dict[str, Any]:
+    if branch.tag:
+        target = {"__typename": "Tag", "oid": branch.sha, "name": branch.name}
+    else:
+        target = {"__typename": "Commit", "oid": branch.sha, "committedDate": branch.committed_date}
+    return {
+        "name": branch.name,
+        "target": target,
+        "branchProtectionRule": {"id": f"rule-{branch.name}"} if branch.protected else None,
+    }
 
 
 def _window(items: list[Any], first: int | None, last: int | None) -> list[Any]:
@@ -211,11 +251,36 @@ def _pull_request_node(pr: StandInPullRequest) -> dict[str, Any]:
 
 
 def github_graphql(
-    login: str, pull_requests: Sequence[StandInPullRequest], token: str = "tok"
+    login: str,
+    pull_requests: Sequence[StandInPullRequest] = (),
+    token: str = "tok",
+    branches: dict[str, Sequence[StandInBranch]] | None = None,
 ) -> Responder:
     """A responder for ``POST /graphql``: GitHub's answer for the viewer ``login`` who wrote
-    ``pull_requests``. A request without ``Bearer <token>`` gets GitHub's 401."""
+    ``pull_requests``, with the ``branches`` of each ``owner/name`` repository. A request
+    without ``Bearer <token>`` gets GitHub's 401."""
     nodes = [(pr.state, _pull_request_node(pr)) for pr in pull_requests]
+    repositories = branches or {}
+
+    def repository(_info: Any, owner: str, name: str) -> dict[str, Any] | None:
+        full_name = f"{owner}/{name}"
+        if full_name not in repositories:
+            return None
+        refs = sorted(repositories[full_name], key=lambda branch: branch.name)
+
+        def ref_connection(
+            _info: Any,
+            refPrefix: str,
+            query: str | None = None,
+            first: int | None = None,
+            last: int | None = None,
+            orderBy: dict[str, str] | None = None,  # served by name, as asked
+        ) -> dict[str, Any]:
+            assert refPrefix == "refs/heads/", refPrefix
+            chosen = [_ref_node(b) for b in refs if not query or query.lower() in b.name.lower()]
+            return {"nodes": _window(chosen, first, last), "totalCount": len(chosen)}
+
+        return {"nameWithOwner": full_name, "refs": ref_connection}
 
     def pull_request_connection(
         _info: Any,
@@ -234,7 +299,10 @@ def github_graphql(
         result = graphql_sync(
             GITHUB_SCHEMA,
             str(body.get("query", "")),
-            root_value={"viewer": {"login": login, "pullRequests": pull_request_connection}},
+            root_value={
+                "viewer": {"login": login, "pullRequests": pull_request_connection},
+                "repository": repository,
+            },
             variable_values=body.get("variables"),
         )
         payload: dict[str, Any] = {"data": result.data}

@@ -11,7 +11,12 @@ from pydantic import SecretStr
 from openhands.events.action import CmdRunAction, MessageAction
 from openhands.integrations.provider import ProviderHandler, ProviderToken
 from openhands.integrations.service_types import AuthenticationError, ProviderType
-from tests.unit.integrations.stand_in_api import StandInAPI, stand_in_api
+from tests.unit.integrations.stand_in_api import (
+    StandInAPI,
+    StandInBranch,
+    github_graphql,
+    stand_in_api,
+)
 
 
 @pytest.fixture
@@ -141,6 +146,8 @@ async def test_user_repositories_branches_and_pr_state(api: StandInAPI) -> None:
 
     api.add("/api/v3/repos/o/r", _repo("o/r"))
     api.add("/api/v3/repos/o/r/branches", [{"name": "main", "commit": {"sha": "s"}}])
+    graphql = github_graphql("octo", token="g", branches={"o/r": [StandInBranch("main")]})
+    api.respond("/api/graphql", graphql, method="POST")
     branches = await handler.get_branches("o/r")
     assert [b.name for b in branches.branches] == ["main"]
     assert [b.name for b in await handler.search_branches(None, "o/r", "ma")] == ["main"]

@@ -26,7 +26,12 @@ from openhands.integrations.service_types import (
     UnknownException,
 )
 from openhands.integrations.utils import validate_provider_token
-from tests.unit.integrations.stand_in_api import StandInAPI, stand_in_api
+from tests.unit.integrations.stand_in_api import (
+    StandInAPI,
+    StandInBranch,
+    github_graphql,
+    stand_in_api,
+)
 
 TOKEN = SecretStr("tok")
 
@@ -119,8 +124,39 @@ async def test_github_branches_pages_and_search(api: StandInAPI) -> None:
     assert [b.name for b in page.branches] == ["main", "feature-x"]
     assert not page.has_next_page
     assert page.branches[0].commit_sha == "s1" and page.branches[0].protected
+
+
+async def test_github_branch_search_asks_graphql_for_matching_refs(api: StandInAPI) -> None:
+    repo_branches = [
+        StandInBranch("main", "s1", protected=True),
+        StandInBranch("feature-x", "s2", "2024-02-03T04:05:06Z", protected=True),
+        StandInBranch("feature-y", "s3"),
+        StandInBranch("feature-tag", "t1", tag=True),
+        StandInBranch("other", "s4"),
+    ]
+    graphql = github_graphql("octo", token="tok", branches={"o/r": repo_branches})
+    api.respond("/api/graphql", graphql, method="POST")
     found = await _github(api).search_branches("o/r", "FEAT")
-    assert [b.name for b in found] == ["feature-x"]
+    assert [(b.name, b.commit_sha, b.protected, b.last_push_date) for b in found] == [
+        ("feature-tag", "", False, None),
+        ("feature-x", "s2", True, "2024-02-03T04:05:06Z"),
+        ("feature-y", "s3", False, "2024-01-01T00:00:00Z"),
+    ]
+    # GitHub serves at most 100 nodes: a bigger page is asked as 100.
+    await _github(api).search_branches("o/r", "feat", per_page=500)
+    assert api.requests[-1].body["variables"]["perPage"] == 100
+    assert [b.name for b in await _github(api).search_branches("o/r", "x", per_page=1)] == [
+        "feature-x"
+    ]
+    # Search is a typing aid: no text, no owner, an unknown repository or a refused token
+    # give no branches (and the first two do not ask GitHub at all).
+    asked = len(api.requests)
+    assert await _github(api).search_branches("o/r", "") == []
+    assert await _github(api).search_branches("no-owner", "feat") == []
+    assert len(api.requests) == asked
+    assert await _github(api).search_branches("o/gone", "feat") == []
+    refused = GitHubService(token=SecretStr("wrong"), base_domain=api.url)
+    assert await refused.search_branches("o/r", "feat") == []
 
 
 async def test_github_suggested_tasks(api: StandInAPI) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from openhands.core.config import OpenHandsConfig
 from openhands.integrations.service_types import ProviderType
 from openhands.server.server_config import ServerConfig
 from openhands.server.services.git_providers import provider_api_urls
+from openhands.storage.data_models.conversation_metadata import ConversationMetadata
 from tests.unit.integrations.stand_in_api import (
     Recorded,
     Reply,
@@ -407,21 +409,27 @@ async def test_provider_failures_are_plain_text(harness: Harness, api: StandInAP
     api.add("/api/v4/user", {"message": "401 Unauthorized"}, status=401)
     refused = await client.get("/api/user/info")
     assert refused.status_code == 401
-    assert refused.json() == "GitLab refused the request (401): 401 Unauthorized"
+    assert refused.json() == (
+        "Invalid gitlab token: GitLab refused the request (401): 401 Unauthorized"
+    )
 
     missing = await client.get("/api/user/repository/branches", params={"repository": "g/none"})
     assert missing.status_code == 404
-    assert missing.json() == "GitLab refused the request (404): Not Found"
+    assert missing.json() == (
+        "Resource not found on gitlab API: GitLab refused the request (404): Not Found"
+    )
 
     api.add("/api/v4/projects", {"message": "Too Many Requests"}, status=429)
     limited = await client.get("/api/user/repositories")
     assert limited.status_code == 502
-    assert limited.json() == "GitLab refused the request (429): Too Many Requests"
+    assert limited.json() == (
+        "gitlab API rate limit exceeded: GitLab refused the request (429): Too Many Requests"
+    )
 
     api.add("/api/v4/projects", "upstream exploded", status=503)
     broken = await client.get("/api/user/repositories")
     assert broken.status_code == 502
-    assert broken.json() == "GitLab failed to answer (503): upstream exploded"
+    assert broken.json() == "Unknown error: GitLab failed to answer (503): upstream exploded"
 
     # All providers failing is the answer of suggested tasks too.
     api.add("/api/v4/merge_requests", {"message": "401 Unauthorized"}, status=401)
@@ -469,3 +477,66 @@ def test_only_configured_roots_that_differ_from_the_public_ones_are_passed() -> 
     assert provider_api_urls(ServerConfig.from_env(env)) == {
         ProviderType.GITLAB: "http://gl/api/v4"
     }
+
+
+async def test_a_pasted_repository_url_is_looked_up_where_it_is_hosted(
+    harness: Harness, api: StandInAPI
+) -> None:
+    client = harness.client
+    api.add("/user", {"id": 1, "login": "octo", "avatar_url": ""})
+    await _store(client, {"github": {"token": "tok", "host": "github.com"}, **GITLAB})
+    search = "/api/user/search/repositories"
+    stored = len(api.requests)
+
+    found = await client.get(search, params={"query": "https://gitlab.com/g/p/-/tree/main"})
+    assert [(r["git_provider"], r["full_name"]) for r in found.json()] == [("gitlab", "g/p")]
+    # Neither GitHub (the first provider) nor any search was asked: one project look-up.
+    assert api.paths()[stored:] == ["/api/v4/projects/g%2Fp"]
+
+    nowhere = await client.get(search, params={"query": "https://example.com/o/r"})
+    assert (nowhere.status_code, nowhere.json()) == (200, [])
+    elsewhere = await client.get(
+        search, params={"query": "https://gitlab.com/g/p", "selected_provider": "github"}
+    )
+    assert (elsewhere.status_code, elsewhere.json()) == (200, [])
+    assert len(api.requests) == stored + 1
+
+
+async def test_microagent_conversations_without_closed_pull_requests(
+    harness: Harness, api: StandInAPI
+) -> None:
+    await _store(harness.client, GITLAB)
+    api.add("/api/v4/projects/g%2Fp/merge_requests/5", {"iid": 5, "state": "opened"})
+    api.add("/api/v4/projects/g%2Fp/merge_requests/6", {"iid": 6, "state": "merged"})
+    api.add("/api/v4/projects/g%2Fp/merge_requests/7", {"iid": 7, "state": "closed"})
+    store = harness.services.conversation_store
+    now = datetime.now(UTC)
+    conversations = {
+        "open": ("microagent_management", [6, 5]),  # the last PR counts
+        "merged": ("microagent_management", [5, 6]),
+        "closed": ("microagent_management", [7]),
+        "no-pr": ("microagent_management", []),
+        "unknown-pr": ("microagent_management", [99]),  # cannot tell: kept
+        "gui": ("gui", [5]),
+    }
+    for index, (conversation_id, (trigger, prs)) in enumerate(conversations.items()):
+        await store.save_metadata(
+            ConversationMetadata(
+                conversation_id=conversation_id,
+                selected_repository="g/p",
+                git_provider=ProviderType.GITLAB,
+                trigger=trigger,
+                pr_number=prs,
+                created_at=now - timedelta(minutes=index),
+            )
+        )
+
+    listed = await harness.client.get(
+        "/api/microagent-management/conversations", params={"selected_repository": "g/p"}
+    )
+    assert listed.status_code == 200
+    assert [c["conversation_id"] for c in listed.json()["results"]] == [
+        "open",
+        "no-pr",
+        "unknown-pr",
+    ]

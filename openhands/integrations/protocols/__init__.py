@@ -1,0 +1,1 @@
+"""Interfaces the provider services share (``http_client.HTTPClient``)."""
