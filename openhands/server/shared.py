@@ -161,3 +161,23 @@ def __getattr__(name: str) -> Any:
     if name not in _BUILDERS:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     return _get(name)
+
+
+def module_getattr(module: str, names: tuple[str, ...]) -> Callable[[str], Any]:
+    """A module ``__getattr__`` serving ``names`` from this module.
+
+    The reference's route and service modules imported these objects from
+    ``openhands.server.shared`` at import time, so code reads (and tests replace) them as
+    attributes of those modules. Ours reach them through the request's app services; the
+    attributes stay for that code and are resolved only when read.
+    """
+    unknown = set(names) - set(_BUILDERS)
+    if unknown:
+        raise ValueError(f"not shared objects: {sorted(unknown)}")
+
+    def getattr_(name: str) -> Any:
+        if name not in names:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        return _get(name)
+
+    return getattr_

@@ -54,6 +54,7 @@ from openhands.server.conversation_manager.standalone_conversation_manager impor
 )
 from openhands.server.monitoring import MonitoringListener
 from openhands.server.redis_socket_manager import RedisSocketManager
+from openhands.server.server_config import ServerConfig
 from openhands.server.session.conversation_init_data import ConversationInitData
 from openhands.server.session.delivery import OH_EVENT, room_name
 from openhands.server.session.server_conversation import ServerConversation
@@ -80,8 +81,10 @@ class ClusteredConversationManager(StandaloneConversationManager):
         sio: socketio.AsyncServer,
         config: OpenHandsConfig,
         file_store: FileStore,
-        cleanup_interval: float = 15.0,
+        server_config: ServerConfig | None = None,
         monitoring_listener: MonitoringListener | None = None,
+        *,
+        cleanup_interval: float | None = None,
     ) -> None:
         manager = sio.manager
         if not isinstance(manager, RedisSocketManager):
@@ -93,8 +96,9 @@ class ClusteredConversationManager(StandaloneConversationManager):
             sio,
             config,
             file_store,
+            server_config,
+            monitoring_listener,
             cleanup_interval=cleanup_interval,
-            monitoring_listener=monitoring_listener,
         )
         self.sockets = manager
         self.bus = ClusterBus(manager)

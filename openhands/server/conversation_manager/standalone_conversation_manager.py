@@ -50,6 +50,7 @@ TOO_MANY_CONVERSATIONS_MESSAGE = (
     "by prompting the agent to continue"
 )
 CLOSE_TIMEOUT_SECONDS = 90.0
+DEFAULT_CLEANUP_INTERVAL_SECONDS = 15.0
 # How long a shutdown waits for sandboxes that are still being torn down.
 TEARDOWN_WAIT_SECONDS = 30.0
 # How long a start waits for the teardown of the same conversation's previous sandbox.
@@ -88,13 +89,23 @@ class StandaloneConversationManager(ConversationManager):
         sio: socketio.AsyncServer,
         config: OpenHandsConfig,
         file_store: FileStore,
-        cleanup_interval: float = 15.0,
-        agent_session_cls: type[AgentSession] = AgentSession,
+        server_config: ServerConfig | None = None,
         monitoring_listener: MonitoringListener | None = None,
+        *,
+        cleanup_interval: float | None = None,
+        agent_session_cls: type[AgentSession] = AgentSession,
     ) -> None:
+        # The positional order is the reference's dataclass order, so extensions that build
+        # the manager themselves keep working.
         self.sio = sio
         self.config = config
         self.file_store = file_store
+        self.server_config = server_config
+        if cleanup_interval is None:
+            # An extension's own server config may lack the field: keep the default period.
+            cleanup_interval = getattr(
+                server_config, "cleanup_interval_seconds", DEFAULT_CLEANUP_INTERVAL_SECONDS
+            )
         self.cleanup_interval = cleanup_interval
         self.agent_session_cls = agent_session_cls
         self.monitoring_listener = monitoring_listener or MonitoringListener()
@@ -124,13 +135,7 @@ class StandaloneConversationManager(ConversationManager):
         server_config: ServerConfig,
         monitoring_listener: MonitoringListener,
     ) -> StandaloneConversationManager:
-        return cls(
-            sio,
-            config,
-            file_store,
-            cleanup_interval=server_config.cleanup_interval_seconds,
-            monitoring_listener=monitoring_listener,
-        )
+        return cls(sio, config, file_store, server_config, monitoring_listener)
 
     async def __aenter__(self) -> StandaloneConversationManager:
         self._cleanup_task = asyncio.create_task(self._cleanup_stale(), name="conversation-cleanup")
@@ -568,7 +573,9 @@ class StandaloneConversationManager(ConversationManager):
 
 def _start_failed(record: ConversationRecord, session: Session) -> bool:
     task = record.start
-    return (task is None or task.done()) and session.agent_session.start_failed
+    # Only an explicit failure restarts: an extension's agent session class may not track it.
+    failed = getattr(session.agent_session, "start_failed", False)
+    return (task is None or task.done()) and failed is True
 
 
 def _resolve(future: asyncio.Future[None]) -> None:

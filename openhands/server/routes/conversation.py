@@ -35,6 +35,7 @@ from openhands.server.routes.web_host_probe import live_web_hosts
 from openhands.server.services.conversation_events import search_events
 from openhands.server.session.server_conversation import ServerConversation
 from openhands.server.session.user_actions import InvalidUserActionError
+from openhands.server.shared import module_getattr
 
 if TYPE_CHECKING:
     from openhands.runtime.base import Runtime
@@ -241,3 +242,7 @@ def _microagent_info(agent: Any, kind: str) -> MicroagentInfo:
         inputs=[MicroagentInput(name=i.name, description=i.description) for i in metadata.inputs],
         tools=[server.name for server in tools],
     )
+
+
+app = conversation_api_router  # the reference's name of this router
+__getattr__ = module_getattr(__name__, ("conversation_manager", "file_store"))

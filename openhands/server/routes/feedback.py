@@ -39,3 +39,6 @@ async def submit_feedback(
         )
     except Exception as error:
         raise ErrorBodyError("Failed to submit feedback") from error
+
+
+app = feedback_api_router  # the reference's name of this router

@@ -79,3 +79,6 @@ async def git_diff(
     conversation: AttachedConversation, services: Services, path: Annotated[str, Query()]
 ) -> GitDiff:
     return await workspace.git_diff(conversation.runtime, _workspace(conversation), path)
+
+
+app = files_api_router  # the reference's name of this router

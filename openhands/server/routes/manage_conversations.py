@@ -9,11 +9,13 @@ from typing import Annotated
 from fastapi import APIRouter, Body, Query
 from fastapi.exceptions import RequestValidationError
 
+from openhands.events.event_store import EventStore
 from openhands.server import errors
 from openhands.server.dependencies import (
     API_GUARDS,
     ConversationId,
     Conversations,
+    Providers,
     Services,
     UserId,
 )
@@ -30,10 +32,12 @@ from openhands.server.models.conversation import (
 )
 from openhands.server.services.conversation_events import (
     complete_remember_prompt,
+    events_around,
     extract_update_prompt,
     read_events_around,
     remember_prompt_request,
 )
+from openhands.server.shared import module_getattr
 from openhands.storage.data_models.conversation_metadata import ConversationTrigger
 from openhands.storage.locations import get_experiment_config_filename
 
@@ -157,8 +161,6 @@ async def remember_prompt(
     conversations: Conversations,
     services: Services,
 ) -> RememberPromptResponse:
-    from openhands.events.event_store import EventStore
-
     metadata = await conversations.owned_metadata(conversation_id)
     if metadata is None:
         raise ConversationNotFoundError(conversation_id)
@@ -196,10 +198,37 @@ async def add_experiment_config(
 @manage_conversation_api_router.get("/microagent-management/conversations", responses=PAGE_ERRORS)
 async def microagent_management_conversations(
     conversations: Conversations,
+    providers: Providers,
     selected_repository: str,
     page_id: str | None = None,
     limit: PageLimit = 20,
 ) -> ConversationInfoResultSet:
-    return await conversations.search(
+    """The repository's microagent-management conversations, without those whose last
+    pull request is closed or merged (one whose state cannot be found out stays)."""
+    page = await conversations.search(
         page_id, limit, selected_repository, ConversationTrigger.MICROAGENT_MANAGEMENT
     )
+    handler = providers.handler
+    kept = [
+        info
+        for info in page.results
+        if not (info.pr_number and info.selected_repository and info.git_provider)
+        or await handler.is_pr_open(info.selected_repository, info.pr_number[-1], info.git_provider)
+    ]
+    return ConversationInfoResultSet(results=kept, next_page_id=page.next_page_id)
+
+
+# --- the reference's names ---------------------------------------------------------------
+
+app = manage_conversation_api_router
+ProvidersSetModel = ProvidersSetRequest
+get_microagent_management_conversations = microagent_management_conversations
+__getattr__ = module_getattr(
+    __name__, ("ConversationStoreImpl", "config", "conversation_manager", "file_store")
+)
+
+
+def _get_contextual_events(event_store: EventStore, event_id: int) -> str:
+    """The events `remember-prompt` shows the LLM around ``event_id``, one per line
+    (blocking; the route reads them with ``read_events_around``)."""
+    return "\n".join(str(event) for event in events_around(event_store, event_id))

@@ -94,3 +94,6 @@ async def get_security_analyzers() -> list[str]:
 @public_api_router.get("/config")
 async def get_config(services: Services) -> WebConfig:
     return WebConfig.model_validate(services.server_config.get_config())
+
+
+app = public_api_router  # the reference's name of this router

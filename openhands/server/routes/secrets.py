@@ -6,8 +6,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from fastapi import APIRouter, status
 
+from openhands.integrations.provider import ProviderToken
+from openhands.integrations.service_types import ProviderType
+from openhands.integrations.utils import validate_provider_token
 from openhands.server import errors
 from openhands.server.dependencies import API_GUARDS, SettingsManager
 from openhands.server.errors import ErrorBodyError, MappedErrorsRoute
@@ -18,8 +23,8 @@ from openhands.server.models.settings import (
     MessageResponse,
     ProviderTokensRequest,
 )
+from openhands.server.services import settings_service
 from openhands.server.services.settings_service import (
-    check_provider_tokens,
     invalidate_legacy_secrets_store,
     process_token_validation_result,
 )
@@ -36,6 +41,23 @@ __all__ = [
     "unset_provider_tokens",
     "update_custom_secret",
 ]
+
+
+async def check_provider_tokens(
+    incoming_provider_tokens: ProviderTokensRequest,
+    existing_provider_tokens: Mapping[ProviderType, ProviderToken] | None,
+    api_urls: Mapping[ProviderType, str] | None = None,
+) -> str:
+    """``settings_service.check_provider_tokens`` asking the providers through this
+    module's ``validate_provider_token``, read when called: the reference validated tokens
+    here, and code written for it replaces that name in this module."""
+    return await settings_service.check_provider_tokens(
+        incoming_provider_tokens,
+        existing_provider_tokens,
+        api_urls,
+        validate=validate_provider_token,
+    )
+
 
 app = APIRouter(
     route_class=MappedErrorsRoute, prefix="/api", tags=["secrets"], dependencies=API_GUARDS

@@ -52,3 +52,6 @@ for _method in _METHODS:
         operation_id=f"no_global_security_api_{_method.lower()}",
         responses={404: errors.detail("Always: the analyzer API is per conversation")},
     )
+
+
+app = security_api_router  # the reference's name of this router

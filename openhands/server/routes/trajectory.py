@@ -34,3 +34,6 @@ async def get_trajectory(
     except Exception as error:
         raise ErrorBodyError(f"Error getting trajectory: {error}", trajectory=None) from error
     return TrajectoryResponse(trajectory=events)
+
+
+app = trajectory_router  # the reference's name of this router

@@ -79,16 +79,21 @@ def process_token_validation_result(
     return ""
 
 
+# ``validate_provider_token``'s shape: (token, host, *, providers, api_urls) -> the provider.
+TokenValidator = Callable[..., Awaitable[ProviderType | None]]
+
+
 async def _confirmed_type(
-    provider: ProviderType, token: ProviderToken, api_urls: Mapping[ProviderType, str] | None
+    provider: ProviderType,
+    token: ProviderToken,
+    api_urls: Mapping[ProviderType, str] | None,
+    validate: TokenValidator,
 ) -> ProviderType | None:
     """``provider`` when it accepts ``token`` (at the token's host), else None. Only the
     provider the token is stored for is asked: the token is not shown to the others."""
     if token.token is None or not is_plausible_token(token.token.get_secret_value()):
         return None
-    return await validate_provider_token(
-        token.token, token.host, providers=(provider,), api_urls=api_urls
-    )
+    return await validate(token.token, token.host, providers=(provider,), api_urls=api_urls)
 
 
 def _incoming_token(entry: ProviderTokenInput) -> ProviderToken:
@@ -109,14 +114,17 @@ async def check_provider_tokens(
     incoming_provider_tokens: ProviderTokensRequest,
     existing_provider_tokens: Mapping[ProviderType, ProviderToken] | None,
     api_urls: Mapping[ProviderType, str] | None = None,
+    *,
+    validate: TokenValidator = validate_provider_token,
 ) -> str:
     """'' when every incoming token may be stored, else the error text of the first one
     that may not. An empty incoming token keeps the stored one (``existing_provider_tokens``)
-    and is not checked. ``api_urls``: the providers' API roots (``ProviderHandler``)."""
+    and is not checked. ``api_urls``: the providers' API roots (``ProviderHandler``);
+    ``validate`` asks a provider whether it accepts a token."""
     for provider, entry in incoming_provider_tokens.provider_tokens.items():
         if not entry.token:
             continue
-        confirmed = await _confirmed_type(provider, _incoming_token(entry), api_urls)
+        confirmed = await _confirmed_type(provider, _incoming_token(entry), api_urls, validate)
         message = process_token_validation_result(confirmed, provider)
         if message:
             return message

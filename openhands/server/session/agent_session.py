@@ -14,9 +14,10 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import partial
-from typing import TYPE_CHECKING
+from types import MappingProxyType
+from typing import TYPE_CHECKING, TypeVar
 
 from openhands.core.config import OpenHandsConfig
 from openhands.core.schema import AgentState
@@ -25,6 +26,8 @@ from openhands.events.event import Event, EventSource
 from openhands.events.observation import AgentStateChangedObservation
 from openhands.events.serialization import event_from_dict
 from openhands.events.stream import EventStream
+from openhands.integrations.provider import ProviderHandler, ProviderToken
+from openhands.integrations.service_types import ProviderType
 from openhands.runtime.runtime_status import RuntimeStatus
 from openhands.server.session.conversation_init_data import ConversationInitData
 from openhands.server.session.settings_overrides import apply_settings
@@ -46,6 +49,7 @@ logger = logging.getLogger(__name__)
 STARTUP_GRACE_SECONDS = 90.0
 
 StatusCallback = Callable[[str, str, str], None]
+_Token = TypeVar("_Token")
 
 
 class AgentSession:
@@ -53,20 +57,24 @@ class AgentSession:
         self,
         sid: str,
         file_store: FileStore,
-        status_callback: StatusCallback,
+        llm_registry: LLMRegistry | None = None,
+        conversation_stats: ConversationStats | None = None,
+        status_callback: StatusCallback | None = None,
         user_id: str | None = None,
     ) -> None:
+        """``llm_registry`` and ``conversation_stats``: the caller's own, used by ``start``
+        instead of new ones (the reference's order of arguments)."""
         self.sid = sid
         self.user_id = user_id
         self.file_store = file_store
         self.event_stream = EventStream(sid, file_store, user_id)
-        self.status_callback = status_callback
+        self.status_callback: StatusCallback = status_callback or _no_status
         self.config: OpenHandsConfig | None = None
         self.runtime: Runtime | None = None
         self.memory: Memory | None = None
         self.controller: AgentController | None = None
-        self.llm_registry: LLMRegistry | None = None
-        self.conversation_stats: ConversationStats | None = None
+        self.llm_registry: LLMRegistry | None = llm_registry
+        self.conversation_stats: ConversationStats | None = conversation_stats
         self.security_analyzer: SecurityAnalyzer | None = None
         self._builder: ConversationBuilder | None = None
         self.repository_directory: str | None = None
@@ -192,6 +200,8 @@ class AgentSession:
     def _create_llm_registry(
         self, config: OpenHandsConfig, agent_name: str
     ) -> tuple[LLMRegistry, ConversationStats]:
+        if self.llm_registry is not None and self.conversation_stats is not None:
+            return self.llm_registry, self.conversation_stats
         return self.builder.build_llm_registry()
 
     def _create_agent(self, config: OpenHandsConfig, agent_name: str) -> Agent:
@@ -200,15 +210,16 @@ class AgentSession:
     async def _create_runtime(
         self, config: OpenHandsConfig, agent: Agent, init_data: ConversationInitData
     ) -> bool:
-        env_vars = {
-            name: secret.secret.get_secret_value()
-            for name, secret in (init_data.custom_secrets or {}).items()
-        }
+        secrets = init_data.custom_secrets or {}
+        env_vars = {name: secret.secret.get_secret_value() for name, secret in secrets.items()}
+        tokens = self.override_provider_tokens_with_custom_secret(
+            init_data.git_provider_tokens, secrets
+        )
         self.runtime = runtime = await asyncio.to_thread(
             partial(
                 self.builder.build_runtime,
                 env_vars=env_vars,
-                git_provider_tokens=token_strings(init_data),
+                git_provider_tokens=token_strings(tokens),
             )
         )
         try:
@@ -229,7 +240,7 @@ class AgentSession:
             repository,
             init_data.selected_branch,
             clone_url(init_data) if repository else None,
-            token_strings(init_data),
+            token_strings(init_data.git_provider_tokens),
         )
 
     async def _create_memory(
@@ -273,6 +284,25 @@ class AgentSession:
     ) -> AgentController:
         return self.builder.build_controller(replay_events)
 
+    @staticmethod
+    def override_provider_tokens_with_custom_secret(
+        git_provider_tokens: Mapping[ProviderType, _Token] | None,
+        custom_secrets: Mapping[str, object] | None,
+    ) -> Mapping[ProviderType, _Token] | None:
+        """The provider tokens less those a custom secret replaces: a secret named like a
+        provider's sandbox variable (``github_token`` or ``GITHUB_TOKEN``) is the user's
+        explicit choice, so the sandbox gets it rather than the stored token."""
+        if not git_provider_tokens or not custom_secrets:
+            return git_provider_tokens
+        names = {name.lower() for name in custom_secrets}
+        return MappingProxyType(
+            {
+                provider: token
+                for provider, token in git_provider_tokens.items()
+                if ProviderHandler.get_provider_env_key(provider) not in names
+            }
+        )
+
     def _on_llm_retry(self, attempt: int, max_attempts: int) -> None:
         self.status_callback(
             "info",
@@ -314,13 +344,17 @@ class AgentSession:
             self.teardown = task
 
 
-def token_strings(init_data: ConversationInitData) -> dict[str, str]:
+def token_strings(tokens: Mapping[ProviderType, ProviderToken] | None) -> dict[str, str]:
     """Provider tokens as the runtime takes them: ``{"github": "<token>"}``."""
     return {
         provider.value: token.token.get_secret_value()
-        for provider, token in (init_data.git_provider_tokens or {}).items()
+        for provider, token in (tokens or {}).items()
         if token.token is not None and token.token.get_secret_value()
     }
+
+
+def _no_status(kind: str, status_id: str, message: str) -> None:
+    """The status callback of a session nobody watches."""
 
 
 _DEFAULT_HOSTS = {"github": "github.com", "gitlab": "gitlab.com", "bitbucket": "bitbucket.org"}

@@ -5,10 +5,20 @@ from __future__ import annotations
 import asyncio
 import time
 from datetime import UTC, datetime, timedelta
+from types import SimpleNamespace
 
+import socketio
 from pydantic import SecretStr
 
+from openhands.core.config import OpenHandsConfig
+from openhands.server.conversation_manager.standalone_conversation_manager import (
+    DEFAULT_CLEANUP_INTERVAL_SECONDS,
+    StandaloneConversationManager,
+)
+from openhands.server.monitoring import MonitoringListener
+from openhands.server.server_config import ServerConfig
 from openhands.server.session.conversation_init_data import ConversationInitData
+from openhands.storage.memory import InMemoryFileStore
 from tests.unit.server.conftest import build_app, running
 from tests.unit.server.fakes import FakeRuntime
 from tests.unit.server.socket_client import Recorder
@@ -142,3 +152,31 @@ async def test_shutdown_waits_for_a_sandbox_still_being_torn_down(
         assert response.status_code == 200
         assert closed == []  # the stop answered without waiting for the teardown
     assert closed == ["closed"]
+
+
+def test_the_manager_takes_the_reference_arguments_in_order() -> None:
+    sio = socketio.AsyncServer(async_mode="asgi")
+    server = ServerConfig(cleanup_interval_seconds=3.5)
+    listener = MonitoringListener()
+    manager = StandaloneConversationManager(
+        sio, OpenHandsConfig(), InMemoryFileStore(), server, listener
+    )
+    assert manager.server_config is server
+    assert manager.monitoring_listener is listener
+    assert manager.cleanup_interval == 3.5
+    built = StandaloneConversationManager.get_instance(
+        sio, OpenHandsConfig(), InMemoryFileStore(), server, listener
+    )
+    assert built.cleanup_interval == 3.5 and built.monitoring_listener is listener
+    # An extension's server config without the field keeps the default period.
+    foreign = StandaloneConversationManager(
+        sio,
+        OpenHandsConfig(),
+        InMemoryFileStore(),
+        SimpleNamespace(),  # type: ignore[arg-type]
+    )
+    assert foreign.cleanup_interval == DEFAULT_CLEANUP_INTERVAL_SECONDS
+    chosen = StandaloneConversationManager(
+        sio, OpenHandsConfig(), InMemoryFileStore(), server, cleanup_interval=0.5
+    )
+    assert chosen.cleanup_interval == 0.5

@@ -13,6 +13,7 @@ import pytest
 
 from openhands.core.config import OpenHandsConfig
 from openhands.server.server_config import ServerConfig
+from tests.unit.integrations.stand_in_api import Recorded, StandInBranch, github_graphql
 from tests.unit.server.conftest import build_app, running
 
 GOOD_TOKEN = "ghp_good"
@@ -49,6 +50,13 @@ def _routes(path: str) -> tuple[int, Any, dict[str, str]]:
 
 @pytest.fixture
 def fake_github() -> Iterator[str]:
+    # Branch search goes through GitHub's GraphQL endpoint.
+    graphql = github_graphql(
+        "octo",
+        token=GOOD_TOKEN,
+        branches={"octo/hello": [StandInBranch("main", "abc"), StandInBranch("feature-x", "def")]},
+    )
+
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args: Any) -> None:
             pass
@@ -58,6 +66,24 @@ def fake_github() -> Iterator[str]:
                 status, body, headers = 401, {"message": "Bad credentials"}, {}
             else:
                 status, body, headers = _routes(self.path)
+            self._reply(status, body, headers)
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            request = Recorded(
+                method="POST",
+                path=self.path,
+                query={},
+                headers={key.lower(): value for key, value in self.headers.items()},
+                body=json.loads(self.rfile.read(length) or b"null"),
+            )
+            if self.path.split("?")[0] == "/graphql":
+                status, body, headers = graphql(request)
+            else:
+                status, body, headers = 404, {"message": "Not Found"}, {}
+            self._reply(status, body, headers)
+
+        def _reply(self, status: int, body: Any, headers: dict[str, str]) -> None:
             data = json.dumps(body).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json")

@@ -13,14 +13,27 @@ import pytest
 from fastapi import FastAPI
 from pydantic import SecretStr
 
+from openhands.events.action import MessageAction, NullAction
+from openhands.events.event import Event, EventSource
+from openhands.events.observation import AgentStateChangedObservation
+from openhands.events.stream import EventStream
 from openhands.integrations.provider import CustomSecret, ProviderToken, ProviderType
 from openhands.server import file_config, listen_socket
 from openhands.server.middleware import LocalhostCORSMiddleware
+from openhands.server.models.conversation import ProvidersSetRequest
+from openhands.server.routes import conversation as conversation_routes
+from openhands.server.routes import feedback as feedback_routes
+from openhands.server.routes import files as files_routes
+from openhands.server.routes import manage_conversations as manage_routes
 from openhands.server.routes import mcp as mcp_routes
+from openhands.server.routes import public as public_routes
 from openhands.server.routes import secrets as secrets_routes
+from openhands.server.routes import security as security_routes
+from openhands.server.routes import trajectory as trajectory_routes
 from openhands.server.session.conversation_init_data import ConversationInitData
 from openhands.server.settings import POSTProviderModel
 from openhands.server.types import AppMode
+from openhands.storage.memory import InMemoryFileStore
 
 from .conftest import Harness
 
@@ -188,3 +201,74 @@ async def test_git_provider_check_is_looked_up_on_the_routes_module(
     refused = await harness.client.post("/api/add-git-providers", json=body)
     assert refused.status_code == 401
     assert refused.json() == {"error": check.return_value}
+
+
+async def test_token_validation_is_looked_up_on_the_routes_module(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    asked: list[tuple[str, tuple[ProviderType, ...]]] = []
+
+    async def validate(
+        token: SecretStr, host: str | None, *, providers: Any, api_urls: Any
+    ) -> ProviderType | None:
+        asked.append((token.get_secret_value(), tuple(providers)))
+        return ProviderType.GITHUB if token.get_secret_value() == "ghp-good" else None
+
+    monkeypatch.setattr(secrets_routes, "validate_provider_token", validate)
+
+    def request(token: str) -> POSTProviderModel:
+        return POSTProviderModel(
+            provider_tokens={ProviderType.GITHUB: ProviderToken(token=SecretStr(token))}
+        )
+
+    assert await secrets_routes.check_provider_tokens(request("ghp-good"), {}) == ""
+    refused = await secrets_routes.check_provider_tokens(request("ghp-bad"), {})
+    assert refused == "Invalid token. Please make sure it is a valid github token."
+    # Only the provider the token is stored for is asked.
+    assert asked == [("ghp-good", (ProviderType.GITHUB,)), ("ghp-bad", (ProviderType.GITHUB,))]
+
+
+def test_route_modules_keep_the_reference_names() -> None:
+    assert conversation_routes.app is conversation_routes.conversation_api_router
+    assert feedback_routes.app is feedback_routes.feedback_api_router
+    assert files_routes.app is files_routes.files_api_router
+    assert public_routes.app is public_routes.public_api_router
+    assert security_routes.app is security_routes.security_api_router
+    assert trajectory_routes.app is trajectory_routes.trajectory_router
+    assert manage_routes.app is manage_routes.manage_conversation_api_router
+    assert manage_routes.ProvidersSetModel is ProvidersSetRequest
+    assert (
+        manage_routes.get_microagent_management_conversations
+        is manage_routes.microagent_management_conversations
+    )
+
+
+async def test_route_modules_serve_the_running_apps_shared_objects(harness: Harness) -> None:
+    assert manage_routes.conversation_manager is harness.manager
+    assert manage_routes.file_store is harness.services.file_store
+    assert conversation_routes.conversation_manager is harness.manager
+    with pytest.raises(AttributeError):
+        _ = manage_routes.server_config  # not a name the reference module had
+
+
+def test_contextual_events_are_the_remember_prompt_window() -> None:
+    stream = EventStream("contextual", InMemoryFileStore())
+    try:
+        events: list[Event] = []
+        for index in range(33):
+            event: Event
+            if index % 3 == 1:
+                event = NullAction()  # never shown to the LLM
+            elif index % 3 == 2:
+                event = AgentStateChangedObservation("", "running")  # nor this
+            else:
+                event = MessageAction(content=f"message {index}")
+            stream.add_event(event, EventSource.USER)
+            events.append(event)
+        text = manage_routes._get_contextual_events(stream, 15)
+    finally:
+        stream.close()
+    # Messages have ids 0, 3, …, 30: four shown before id 15, then five from it on.
+    shown = [e for e in events if isinstance(e, MessageAction) and 3 <= e.id <= 27]
+    assert len(shown) == 9
+    assert text == "\n".join(str(e) for e in shown)
