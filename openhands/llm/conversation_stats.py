@@ -1,24 +1,23 @@
 """Per-service LLM metrics of one conversation, saved to and restored from the file store.
 
 The file (``conversation_stats.pkl`` in the conversation directory) holds
-``base64(pickle(dict[service_id, metrics]))``. We write each service's metrics in their
-plain wire form (``Metrics.get()``), so reading needs no class lookups: the file is read
-with an unpickler that accepts built-in containers and scalars only. A missing, corrupt or
-foreign file gives empty stats.
+``base64(pickle({service_id: Metrics}))`` in 0.59's exact layout; ``metrics_pickle`` reads
+it without executing anything from it. A missing, unreadable or refused file gives empty
+stats (logged), never an error.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
-import io
-import pickle
-from typing import Any, Protocol
+from threading import Lock
+from typing import Protocol
 
 from openhands.core.logger import openhands_logger as logger
 from openhands.llm.llm_registry import RegistryEvent
 from openhands.llm.metrics import Metrics
+from openhands.llm.metrics_pickle import decode_stats, encode_stats
 from openhands.storage.locations import get_conversation_stats_filename
+
+__all__ = ["ConversationStats", "decode_stats", "encode_stats"]
 
 
 class _FileStore(Protocol):
@@ -27,32 +26,12 @@ class _FileStore(Protocol):
     def write(self, path: str, contents: str | bytes) -> None: ...
 
 
-class _PlainDataUnpickler(pickle.Unpickler):
-    """Refuses every class or function reference: only plain data can come out."""
-
-    def find_class(self, module: str, name: str) -> Any:
-        raise pickle.UnpicklingError(f"refusing to load {module}.{name}")
-
-
-def encode_stats(stats: dict[str, Metrics]) -> str:
-    plain = {service_id: metrics.get() for service_id, metrics in stats.items()}
-    return base64.b64encode(pickle.dumps(plain)).decode("ascii")
-
-
-def decode_stats(encoded: str | bytes) -> dict[str, Metrics]:
-    """Inverse of :func:`encode_stats`. Raises ValueError on anything it cannot read."""
-    try:
-        raw = base64.b64decode(encoded, validate=True)
-        data = _PlainDataUnpickler(io.BytesIO(raw)).load()
-    except (binascii.Error, pickle.UnpicklingError, EOFError, ValueError, TypeError) as exc:
-        raise ValueError(f"unreadable conversation stats: {exc}") from exc
-    if not isinstance(data, dict):
-        raise ValueError("conversation stats are not a mapping")
-    return {str(k): Metrics.from_dict(v) for k, v in data.items()}
-
-
 class ConversationStats:
-    """Maps service id → that LLM's Metrics; registered LLMs share the object (live values)."""
+    """Maps service id → that LLM's Metrics; registered LLMs share the object (live values).
+
+    ``restored_metrics`` holds what was read from the file for services that have not
+    registered (again) yet; a service that registers takes its restored metrics over.
+    """
 
     def __init__(
         self, file_store: _FileStore | None, conversation_id: str, user_id: str | None = None
@@ -63,14 +42,26 @@ class ConversationStats:
         self.metrics_path = get_conversation_stats_filename(conversation_id, user_id)
         self.service_to_metrics: dict[str, Metrics] = {}
         self.restored_metrics: dict[str, Metrics] = {}
+        # Saves come from the controller and from session teardown, on different threads.
+        self._save_lock = Lock()
         self.maybe_restore_metrics()
 
     def save_metrics(self) -> None:
+        """Write every known service: the registered ones and those only restored so far."""
         if self.file_store is None:
             return
-        # Services restored from disk but not (yet) registered again are kept too.
-        stats = {**self.restored_metrics, **self.service_to_metrics}
-        self.file_store.write(self.metrics_path, encode_stats(stats))
+        with self._save_lock:
+            clashing = self.restored_metrics.keys() & self.service_to_metrics.keys()
+            if clashing:
+                # register_llm moves a service out of restored_metrics, so this means
+                # someone filled both by hand; the live metrics win.
+                logger.error(
+                    "Services both restored and registered: %s; saving the registered ones",
+                    sorted(clashing),
+                    extra={"conversation_id": self.conversation_id},
+                )
+            stats = {**self.restored_metrics, **self.service_to_metrics}
+            self.file_store.write(self.metrics_path, encode_stats(stats))
 
     def maybe_restore_metrics(self) -> None:
         if self.file_store is None or not self.conversation_id:
@@ -101,10 +92,31 @@ class ConversationStats:
 
     def get_metrics_for_service(self, service_id: str) -> Metrics:
         if service_id not in self.service_to_metrics:
-            raise KeyError(f"no LLM registered for service {service_id}")
+            raise KeyError(f"LLM service does not exist {service_id}")
         return self.service_to_metrics[service_id]
 
     def merge_and_save(self, other: ConversationStats) -> None:
-        """Take over another instance's services (theirs win on a clash) and save."""
-        self.service_to_metrics.update(other.service_to_metrics)
+        """Take over ``other``'s restored metrics (theirs win on a clash) and save.
+
+        Meant for two freshly restored instances (e.g. folding one conversation's costs
+        into another's) before any LLM registers: only ``restored_metrics`` are merged, and
+        services that cost nothing are dropped from both sides. Registered services found on
+        either side are left where they are and reported as an error.
+        """
+        if self.service_to_metrics or other.service_to_metrics:
+            logger.error(
+                "merge_and_save expects no registered services; merging restored ones only",
+                extra={
+                    "conversation_id": self.conversation_id,
+                    "registered": sorted(self.service_to_metrics),
+                    "other_registered": sorted(other.service_to_metrics),
+                },
+            )
+        for stats in (self, other):
+            stats.restored_metrics = {
+                service_id: metrics
+                for service_id, metrics in stats.restored_metrics.items()
+                if metrics.accumulated_cost != 0
+            }
+        self.restored_metrics.update(other.restored_metrics)
         self.save_metrics()

@@ -61,9 +61,11 @@ FLOORS = (
     Floor("events", ("openhands.events",), "Actions, observations, stream and store."),
     Floor(
         "utils",
-        ("openhands.utils", "openhands.core.message_utils"),
+        ("openhands.utils", "openhands.core.message_utils", "openhands.io", "openhands.critic"),
         "Helpers over events and stores (titles, prompts, paging). core.message_utils reads "
-        "events and their metrics, so it is one of them.",
+        "events and their metrics, so it is one of them; so does openhands.io (JSON of "
+        "events and metrics, terminal input), and so do the critics (a run's score from its "
+        "events).",
     ),
     Floor(
         "services",
@@ -101,9 +103,23 @@ FLOORS = (
         "everything it assembles.",
     ),
     Floor(
+        "resolver",
+        ("openhands.resolver",),
+        "The issue resolver's provider handlers, templates, patching and send_pull_request: "
+        "the web server's resolver route uses them to build a run's task.",
+    ),
+    Floor(
         "entry points",
         ("openhands.server", "openhands.cli", "openhands.core.main"),
         "Web server, terminal app, headless run: none imports another.",
+    ),
+    Floor(
+        "resolver run",
+        ("openhands.resolver.issue_resolver", "openhands.resolver.resolve_issue"),
+        "The resolver's command line drives a headless run (core.main's create_runtime and "
+        "run_controller), so it sits above that entry point; its command line module "
+        "wraps the resolver class.",
+        peers_import_each_other=True,
     ),
 )
 

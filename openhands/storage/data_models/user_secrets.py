@@ -5,16 +5,21 @@ On disk::
     {"provider_tokens": {"github": {"token": "...", "host": "github.com", "user_id": null}},
      "custom_secrets": {"NAME": {"secret": "...", "description": "..."}}}
 
-The model is immutable; the ``with_*``/``without_*`` helpers return updated copies. Secret
-values are ``SecretStr``: JSON dumps mask them unless the serialization context has
-``expose_secrets`` (the file store uses it so that the values survive a restart).
+The model is immutable and its two maps are read-only (``MappingProxyType``); the
+``with_*``/``without_*`` helpers return updated copies. Stored data is read leniently:
+a missing or null map is empty, and entries that cannot be a token or a secret are
+skipped with a warning. Secret values are ``SecretStr``: JSON dumps mask them unless the
+serialization context has ``expose_secrets`` (the file store uses it so that the values
+survive a restart).
 """
 
 from __future__ import annotations
 
+import copy
 import logging
 from collections.abc import Mapping
-from typing import Any
+from types import MappingProxyType
+from typing import Any, Self
 
 from pydantic import (
     BaseModel,
@@ -23,13 +28,23 @@ from pydantic import (
     SecretStr,
     SerializationInfo,
     field_serializer,
-    field_validator,
+    model_validator,
 )
 
 from openhands.core.config.config_utils import EXPOSE_SECRETS
-from openhands.integrations.provider import CustomSecret, ProviderToken, ProviderType
+from openhands.integrations.provider import (
+    CUSTOM_SECRETS_TYPE,
+    CUSTOM_SECRETS_TYPE_WITH_JSON_SCHEMA,
+    PROVIDER_TOKEN_TYPE,
+    PROVIDER_TOKEN_TYPE_WITH_JSON_SCHEMA,
+    CustomSecret,
+    ProviderToken,
+    ProviderType,
+)
 
 logger = logging.getLogger(__name__)
+
+MAP_FIELDS = ("provider_tokens", "custom_secrets")
 
 
 class CustomSecretExistsError(ValueError):
@@ -49,69 +64,146 @@ def secret_text(value: SecretStr | None, info: SerializationInfo) -> str | None:
     return str(value)
 
 
-class UserSecrets(BaseModel):
-    model_config = ConfigDict(frozen=True)
+def _stored_map(field: str, value: Any) -> Mapping[Any, Any]:
+    """The entries of a stored map; a missing, null or non-object map counts as empty."""
+    if value is None:
+        return {}
+    if isinstance(value, Mapping):
+        return value
+    logger.warning("Ignoring %s stored as %s instead of an object", field, type(value).__name__)
+    return {}
 
-    provider_tokens: dict[ProviderType, ProviderToken] = Field(
-        default_factory=dict, description="Git-provider tokens by provider"
+
+def parse_provider_tokens(value: Any) -> PROVIDER_TOKEN_TYPE:
+    """Read stored provider tokens leniently.
+
+    Entries of unknown providers, of a shape no token can be built from, or stored without
+    a token are left out (with a warning for the first two) rather than failing the load.
+    """
+    tokens: dict[ProviderType, ProviderToken] = {}
+    for key, raw in _stored_map("provider_tokens", value).items():
+        try:
+            provider = ProviderType(key)
+        except ValueError:
+            logger.warning("Ignoring the token of unknown git provider %r", key)
+            continue
+        if isinstance(raw, ProviderToken):  # given, not stored: kept even without a token
+            tokens[provider] = raw
+            continue
+        try:
+            token = ProviderToken.from_value(raw)
+        except (ValueError, TypeError) as exc:
+            # Only the error's type is logged: its text may quote the (secret) entry.
+            logger.warning("Ignoring the %s token stored as %s", key, type(exc).__name__)
+            continue
+        if token.has_token:
+            tokens[provider] = token
+    return MappingProxyType(tokens)
+
+
+def parse_custom_secrets(value: Any) -> CUSTOM_SECRETS_TYPE:
+    """Read stored custom secrets leniently: entries that are not a secret are left out."""
+    secrets: dict[str, CustomSecret] = {}
+    for name, raw in _stored_map("custom_secrets", value).items():
+        try:
+            secrets[str(name)] = CustomSecret.from_value(raw)
+        except (ValueError, TypeError) as exc:
+            logger.warning("Ignoring the custom secret %r (%s)", name, type(exc).__name__)
+    return MappingProxyType(secrets)
+
+
+class UserSecrets(BaseModel):
+    """Read-only: the model is frozen and both maps are ``MappingProxyType``."""
+
+    model_config = ConfigDict(frozen=True, validate_assignment=True, arbitrary_types_allowed=True)
+
+    provider_tokens: PROVIDER_TOKEN_TYPE_WITH_JSON_SCHEMA = Field(
+        default_factory=lambda: MappingProxyType({}),
+        description="Git-provider tokens by provider",
     )
-    custom_secrets: dict[str, CustomSecret] = Field(
-        default_factory=dict, description="User-defined secrets by name"
+    custom_secrets: CUSTOM_SECRETS_TYPE_WITH_JSON_SCHEMA = Field(
+        default_factory=lambda: MappingProxyType({}),
+        description="User-defined secrets by name",
     )
 
     # --- input ------------------------------------------------------------------------
 
-    @field_validator("provider_tokens", mode="before")
+    @model_validator(mode="before")
     @classmethod
-    def _parse_provider_tokens(cls, value: Any) -> Any:
-        if not isinstance(value, Mapping):
-            return value
-        tokens: dict[ProviderType, ProviderToken] = {}
-        for key, raw in value.items():
-            try:
-                provider = ProviderType(key)
-            except ValueError:
-                logger.warning("Ignoring the token of unknown git provider %r", key)
-                continue
-            if isinstance(raw, ProviderToken):
-                tokens[provider] = raw
-                continue
-            token = ProviderToken.from_value(raw)
-            if token.has_token:  # entries without a token are dropped on load
-                tokens[provider] = token
-        return tokens
-
-    @field_validator("custom_secrets", mode="before")
-    @classmethod
-    def _parse_custom_secrets(cls, value: Any) -> Any:
-        if not isinstance(value, Mapping):
-            return value
-        return {name: CustomSecret.from_value(raw) for name, raw in value.items()}
+    def convert_dict_to_mappingproxy(cls, data: Any) -> Any:
+        """Build both maps from stored or given data (dicts, mapping proxies, raw entries)."""
+        if not isinstance(data, Mapping):
+            return data  # an instance passes; anything else gets pydantic's own error
+        values = dict(data)
+        if "provider_tokens" in values:
+            values["provider_tokens"] = parse_provider_tokens(values["provider_tokens"])
+        if "custom_secrets" in values:
+            values["custom_secrets"] = parse_custom_secrets(values["custom_secrets"])
+        return values
 
     # --- output -----------------------------------------------------------------------
 
     @field_serializer("provider_tokens")
-    def _dump_provider_tokens(
-        self, tokens: dict[ProviderType, ProviderToken], info: SerializationInfo
+    def provider_tokens_serializer(
+        self, provider_tokens: PROVIDER_TOKEN_TYPE, info: SerializationInfo
     ) -> dict[str, dict[str, str | None]]:
         return {
-            provider.value: {
+            (provider.value if isinstance(provider, ProviderType) else str(provider)): {
                 "token": secret_text(token.token, info),
                 "host": token.host,
                 "user_id": token.user_id,
             }
-            for provider, token in tokens.items()
+            for provider, token in provider_tokens.items()
             if token.has_token
         }
 
     @field_serializer("custom_secrets")
-    def _dump_custom_secrets(
-        self, secrets: dict[str, CustomSecret], info: SerializationInfo
+    def custom_secrets_serializer(
+        self, custom_secrets: CUSTOM_SECRETS_TYPE, info: SerializationInfo
     ) -> dict[str, dict[str, str | None]]:
         return {
             name: {"secret": secret_text(secret.secret, info), "description": secret.description}
-            for name, secret in secrets.items()
+            for name, secret in custom_secrets.items()
         }
+
+    # --- copies -----------------------------------------------------------------------
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """As pydantic's (no validation), but updated maps are made read-only too."""
+        if update:
+            update = {
+                key: MappingProxyType(dict(value))
+                if key in MAP_FIELDS and isinstance(value, Mapping)
+                else value
+                for key, value in update.items()
+            }
+        return super().model_copy(update=update, deep=deep)
+
+    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Self:
+        # copy.deepcopy cannot copy a mappingproxy, which would break the deep copies of
+        # everything holding secrets (Settings.model_copy(deep=True)); rebuild the maps
+        # around deep copies of their entries instead.
+        return super().model_copy(
+            update={
+                name: MappingProxyType(copy.deepcopy(dict(getattr(self, name)), memo))
+                for name in MAP_FIELDS
+            }
+        )
+
+    # Nor can a mappingproxy be pickled: the maps travel as dicts and are wrapped again.
+    def __getstate__(self) -> dict[Any, Any]:
+        state = super().__getstate__()
+        fields = dict(state["__dict__"])
+        for name in MAP_FIELDS:
+            fields[name] = dict(fields[name])
+        return {**state, "__dict__": fields}
+
+    def __setstate__(self, state: dict[Any, Any]) -> None:
+        fields = dict(state.get("__dict__", {}))
+        for name in MAP_FIELDS:
+            if name in fields:
+                fields[name] = MappingProxyType(dict(fields[name]))
+        super().__setstate__({**state, "__dict__": fields})
 
     # --- views ------------------------------------------------------------------------
 

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import copy
 import json
+import pickle
+from types import MappingProxyType
 
 import pytest
-from pydantic import SecretStr
+from pydantic import SecretStr, ValidationError
 
 from openhands.integrations.provider import CustomSecret, ProviderToken, ProviderType
+from openhands.storage.data_models.settings import Settings
 from openhands.storage.data_models.user_secrets import (
     CustomSecretExistsError,
     CustomSecretNotFoundError,
@@ -148,3 +152,112 @@ def test_provider_hosts_and_unset() -> None:
     assert with_user_only.provider_hosts() == {"github": "github.com"}
     # ... but a token-less entry is never written.
     assert json.loads(with_user_only.model_dump_json(context=EXPOSE))["provider_tokens"] == {}
+
+
+# --- read-only maps, lenient reading, copies --------------------------------------------------
+
+
+def _assert_read_only(secrets: UserSecrets) -> None:
+    assert isinstance(secrets.provider_tokens, MappingProxyType)
+    assert isinstance(secrets.custom_secrets, MappingProxyType)
+    with pytest.raises(TypeError):
+        secrets.provider_tokens[ProviderType.GITLAB] = ProviderToken(token=SecretStr("x"))  # type: ignore[index]
+    with pytest.raises(TypeError):
+        secrets.custom_secrets["NEW"] = CustomSecret(secret=SecretStr("x"))  # type: ignore[index]
+
+
+def test_maps_are_read_only_however_the_secrets_are_made() -> None:
+    loaded = UserSecrets.model_validate(ON_DISK)
+    _assert_read_only(loaded)
+    _assert_read_only(UserSecrets())
+    _assert_read_only(loaded.with_custom_secret("OTHER", "v"))
+    _assert_read_only(loaded.with_provider_tokens({ProviderType.GITHUB: ProviderToken()}))
+    # pydantic's model_copy does not validate; ours still wraps a plain dict it is given
+    copied = loaded.model_copy(update={"custom_secrets": {"X": CustomSecret()}})
+    _assert_read_only(copied)
+    assert list(copied.custom_secrets) == ["X"]
+
+
+def test_missing_null_or_odd_maps_read_as_empty(caplog: pytest.LogCaptureFixture) -> None:
+    for stored in (
+        {},
+        {"provider_tokens": None, "custom_secrets": None},
+        {"provider_tokens": ["github"], "custom_secrets": "NAME=value"},
+    ):
+        secrets = UserSecrets.model_validate(stored)
+        assert dict(secrets.provider_tokens) == {}
+        assert dict(secrets.custom_secrets) == {}
+    assert "Ignoring provider_tokens stored as list" in caplog.text
+    assert "Ignoring custom_secrets stored as str" in caplog.text
+
+
+def test_odd_entries_are_skipped_without_logging_their_values(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    secrets = UserSecrets.model_validate(
+        {
+            "provider_tokens": {
+                "github": None,
+                "gitlab": 123,
+                "bitbucket": {"token": 987654321},  # not a string: no token can be built
+                "enterprise_sso": {"token": "ok-token"},
+                "nowhere": {"token": "x"},
+            },
+            "custom_secrets": {
+                "NONE": None,
+                "NUMBER": 5,
+                "LIST": ["s3cr3t-in-a-list"],
+                "GOOD": {"secret": "fine", "description": None},
+            },
+        }
+    )
+    assert list(secrets.provider_tokens) == [ProviderType.ENTERPRISE_SSO]
+    assert list(secrets.custom_secrets) == ["GOOD"]
+    assert secrets.custom_secrets["GOOD"].description == ""
+    assert "987654321" not in caplog.text
+    assert "s3cr3t-in-a-list" not in caplog.text
+    assert "unknown git provider 'nowhere'" in caplog.text
+    assert "Ignoring the custom secret 'LIST'" in caplog.text
+
+
+def test_a_non_object_is_a_validation_error() -> None:
+    with pytest.raises(ValidationError, match="valid dictionary or instance of UserSecrets"):
+        UserSecrets.model_validate(["github"])
+
+
+class _Info:
+    """What the serializers read from pydantic's SerializationInfo."""
+
+    def __init__(self, context: dict[str, bool] | None) -> None:
+        self.context = context
+
+
+def test_serializers_by_their_reference_names() -> None:
+    secrets = UserSecrets.model_validate(ON_DISK)
+    exposed = _Info(EXPOSE)
+    masked = _Info(None)
+    tokens = secrets.provider_tokens_serializer(secrets.provider_tokens, exposed)  # type: ignore[arg-type]
+    assert tokens == ON_DISK["provider_tokens"]
+    customs = secrets.custom_secrets_serializer(secrets.custom_secrets, masked)  # type: ignore[arg-type]
+    assert customs["DB_PASSWORD"] == {"secret": "**********", "description": "staging db"}
+
+
+def test_deep_copies_work_and_stay_read_only() -> None:
+    secrets = UserSecrets.model_validate(ON_DISK)
+    copied = copy.deepcopy(secrets)
+    assert copied == secrets
+    assert copied.custom_secrets["DB_PASSWORD"] is not secrets.custom_secrets["DB_PASSWORD"]
+    _assert_read_only(copied)
+
+    settings = Settings(llm_model="m", secrets_store=secrets)
+    settings_copy = settings.model_copy(deep=True)
+    assert settings_copy == settings
+    assert settings_copy.secrets_store.provider_tokens == secrets.provider_tokens
+    _assert_read_only(settings_copy.secrets_store)
+
+
+def test_pickles_keep_the_maps_read_only() -> None:
+    settings = Settings(llm_model="m", secrets_store=UserSecrets.model_validate(ON_DISK))
+    restored = pickle.loads(pickle.dumps(settings))
+    assert restored == settings
+    _assert_read_only(restored.secrets_store)
