@@ -1,7 +1,10 @@
 """Headless entrypoint: ``python -m openhands.core.main -t "task"`` (agent.md §9.4–9.5).
 
 Runs one conversation to an end state (finished, rejected, error, paused or stopped) and
-optionally saves the trajectory. The same ``run_controller`` drives evaluation harnesses.
+optionally saves the trajectory. The same ``run_controller`` drives evaluation harnesses,
+which import the factories they need from this module (``create_runtime`` above all), as
+they did in the reference; those names are re-exported here from ``openhands.core.setup``
+and friends.
 """
 
 from __future__ import annotations
@@ -15,26 +18,76 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from openhands.controller.replay import load_replay_log
+from openhands.controller.replay import ReplayManager, load_replay_log
+from openhands.controller.state.state import State
 from openhands.core.config import OpenHandsConfig, parse_arguments, setup_config_from_args
 from openhands.core.config.arg_utils import openhands_version
+from openhands.core.config.mcp_config import OpenHandsMCPConfigImpl
 from openhands.core.logger import openhands_logger as logger
-from openhands.core.loop import error_to_state_callback
+from openhands.core.loop import error_to_state_callback, run_agent_until_done
 from openhands.core.schema import AgentState
-from openhands.core.setup import ConversationBuilder, create_agent, generate_sid
+from openhands.core.setup import (
+    ConversationBuilder,
+    create_agent,
+    create_controller,
+    create_memory,
+    create_registry_and_conversation_stats,
+    create_runtime,
+    generate_sid,
+    get_provider_tokens,
+    initialize_repository_for_runtime,
+)
 from openhands.events.action import Action, MessageAction, NullAction
 from openhands.events.event import Event, EventSource
 from openhands.events.observation import AgentStateChangedObservation
 from openhands.events.serialization import event_to_trajectory
 from openhands.events.stream import EventStreamSubscriber
+from openhands.memory.memory import Memory
+from openhands.runtime.base import Runtime
 from openhands.storage.jwt_secret import ensure_jwt_secret
+from openhands.utils.async_utils import call_async_from_sync
 
 if TYPE_CHECKING:
     from openhands.controller.agent_controller import AgentController
-    from openhands.controller.state.state import State
-    from openhands.memory.memory import Memory
-    from openhands.runtime.base import Runtime
     from openhands.runtime.runtime_status import RuntimeStatus
+
+# The module-level names of the reference's ``openhands.core.main`` that scripts import or
+# patch, besides what is defined here.
+__all__ = [
+    "END_STATES",
+    "Action",
+    "AgentState",
+    "AgentStateChangedObservation",
+    "Event",
+    "EventSource",
+    "EventStreamSubscriber",
+    "Memory",
+    "MessageAction",
+    "NullAction",
+    "OpenHandsConfig",
+    "OpenHandsMCPConfigImpl",
+    "ReplayManager",
+    "Runtime",
+    "State",
+    "auto_continue_response",
+    "call_async_from_sync",
+    "create_agent",
+    "create_controller",
+    "create_memory",
+    "create_registry_and_conversation_stats",
+    "create_runtime",
+    "generate_sid",
+    "get_provider_tokens",
+    "initialize_repository_for_runtime",
+    "install_status_callback",
+    "load_replay_log",
+    "logger",
+    "main",
+    "parse_arguments",
+    "run_agent_until_done",
+    "run_controller",
+    "setup_config_from_args",
+]
 
 StatusCallback = Callable[[str, "RuntimeStatus", str], None]
 
@@ -133,7 +186,14 @@ async def run_controller(
     memory: Memory | None = None,
     conversation_instructions: str | None = None,
 ) -> State | None:
-    """Run one conversation until the agent reaches an end state; return its State."""
+    """Run one conversation until the agent reaches an end state; return its State.
+
+    A ``runtime`` (or ``memory``) the caller passes in stays theirs: it is left open, with
+    its event stream, so that the caller can read the results through it (evaluation
+    harnesses run commands in the sandbox afterwards) and close it themselves. Only what
+    this call built is closed here. Without ``sid`` the conversation is the given runtime's
+    (its event stream's id), or a new one.
+    """
     # Checked before anything starts, so a bad trajectory leaves no sandbox behind.
     replay_events = None
     if config.replay_trajectory_path:
@@ -142,39 +202,92 @@ async def run_controller(
         # The recorded first user message starts the run; the rest is replayed step by step.
         replay_events, initial_user_action = load_replay_log(config.replay_trajectory_path)
 
-    sid = sid or generate_sid(config)
-    # The same builder the server uses, so the two assemble a conversation alike.
-    builder = ConversationBuilder(config, sid, headless_mode=headless_mode)
+    given_stream = runtime.event_stream if runtime is not None else None
+    sid = sid or (given_stream.sid if given_stream is not None else generate_sid(config))
+    # The same builder the server uses, so the two assemble a conversation alike. With a
+    # given runtime its stream (and the stream's file store) hold the conversation.
+    builder = ConversationBuilder(
+        config, sid, event_stream=given_stream, headless_mode=headless_mode
+    )
     registry, _ = builder.build_llm_registry()
     # Through this module's ``create_agent`` (the reference's name here, which evaluation
     # harnesses replace to run their own agent); it builds what ``build_agent`` builds.
     builder.agent = create_agent(config, registry)
 
+    owns_runtime = runtime is None
     if runtime is None:
         runtime = builder.build_runtime()
-        await runtime.connect()
-        repo_directory = await asyncio.to_thread(
-            builder.initialize_repository, config.sandbox.selected_repo
-        )
     else:
         builder.runtime = runtime
-        builder.event_stream = runtime.event_stream
+    # What the caller's runtime and memory reported to before this run, given back after it.
+    runtime_callback: StatusCallback | None = getattr(runtime, "status_callback", None)
+    memory_callback: StatusCallback | None = getattr(memory, "status_callback", None)
+    try:
         repo_directory = None
-    event_stream = runtime.event_stream
-
-    if memory is None:
-        memory = await asyncio.to_thread(
-            partial(
-                builder.build_memory,
-                selected_repository=config.sandbox.selected_repo,
-                repo_directory=repo_directory,
-                conversation_instructions=conversation_instructions,
-                working_dir=str(runtime.workspace_root),
+        if owns_runtime:
+            await runtime.connect()
+            repo_directory = await asyncio.to_thread(
+                builder.initialize_repository, config.sandbox.selected_repo
             )
+        if memory is None:
+            builder.memory = await asyncio.to_thread(
+                partial(
+                    builder.build_memory,
+                    selected_repository=config.sandbox.selected_repo,
+                    repo_directory=repo_directory,
+                    conversation_instructions=conversation_instructions,
+                    working_dir=str(runtime.workspace_root),
+                )
+            )
+        else:
+            builder.memory = memory
+        return await _run_to_end_state(
+            builder,
+            runtime,
+            builder.memory,
+            initial_user_action,
+            replay_events,
+            lambda state: _user_reply(state, exit_on_message, fake_user_response_fn),
         )
-    else:
-        builder.memory = memory
+    finally:
+        event_stream = runtime.event_stream
+        if owns_runtime:
+            runtime.close()
+            event_stream.close()
+        else:
+            # The stream stays open for the caller: take this run's listeners off it, and
+            # stop routing the runtime's reports to a controller that has finished.
+            runtime.status_callback = runtime_callback
+            if memory is None and builder.memory is not None:
+                event_stream.unsubscribe(EventStreamSubscriber.MEMORY, builder.memory.sid)
+        if memory is not None:
+            memory.status_callback = memory_callback
+        await builder.close_security_analyzer()
 
+
+def _user_reply(
+    state: State, exit_on_message: bool, fake_user_response_fn: FakeUserResponse | None
+) -> str:
+    """What the (absent) user answers when the agent waits for input."""
+    if exit_on_message:
+        return "/exit"
+    if fake_user_response_fn is not None:
+        return fake_user_response_fn(state)
+    return input("Request user input >> ")
+
+
+async def _run_to_end_state(
+    builder: ConversationBuilder,
+    runtime: Runtime,
+    memory: Memory,
+    initial_user_action: Action,
+    replay_events: list[Event] | None,
+    user_reply: Callable[[State], str],
+) -> State:
+    """Build the controller over ``runtime`` and ``memory``, start the conversation and wait
+    for an end state; then save the state and the trajectory and close the controller."""
+    config, sid = builder.config, builder.sid
+    event_stream = runtime.event_stream
     await builder.add_mcp_tools()
 
     builder.build_security_analyzer()
@@ -195,13 +308,7 @@ async def run_controller(
             return
         if event.agent_state != AgentState.AWAITING_USER_INPUT.value:
             return
-        if exit_on_message:
-            reply = "/exit"
-        elif fake_user_response_fn is not None:
-            reply = fake_user_response_fn(controller.get_state())
-        else:
-            reply = input("Request user input >> ")
-        event_stream.add_event(MessageAction(reply), EventSource.USER)
+        event_stream.add_event(MessageAction(user_reply(controller.get_state())), EventSource.USER)
 
     event_stream.subscribe(EventStreamSubscriber.MAIN, on_event, sid)
     try:
@@ -219,11 +326,7 @@ async def run_controller(
                 logger.warning("Could not save the state of %s: %s", sid, e)
         await controller.close(set_stop_state=False)
         event_stream.unsubscribe(EventStreamSubscriber.MAIN, sid)
-        history = list(event_stream.search_events())
-        save_trajectory(config, sid, history)
-        runtime.close()
-        event_stream.close()
-        await builder.close_security_analyzer()
+        save_trajectory(config, sid, list(event_stream.search_events()))
     return state
 
 

@@ -111,7 +111,9 @@ class HeadlessRun:
                 fake_user_response_fn=fake_user_response or (lambda _state: "Please go on."),
             )
         finally:
-            runtime.close()  # run_controller closes it too; this covers a failed start
+            # run_controller leaves a runtime it was given open, as the reference does.
+            runtime.close()
+            stream.close()
         assert state is not None
         return state
 

@@ -21,7 +21,9 @@ class SandboxConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
     # --- remote runtime only
-    remote_runtime_api_url: str = Field(default="http://localhost:8000")
+    # Optional as in the reference: harnesses pass ``os.environ.get(...)`` straight in; the
+    # remote runtime refuses to start without one.
+    remote_runtime_api_url: str | None = Field(default="http://localhost:8000")
     api_key: Secret | None = Field(default=None, description="Remote runtime API key.")
     pause_closed_runtimes: bool = Field(default=True)
     remote_runtime_init_timeout: int = Field(default=180)
