@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 import sys
-from collections.abc import Coroutine
 from typing import Any
 
 from openhands.core.config.mcp_config import (
@@ -53,50 +53,75 @@ async def create_mcp_clients(
 ) -> list[MCPClient]:
     """One connected client per server, in the given order (SSE, HTTP, then stdio).
 
-    Servers are connected in parallel. One that cannot be reached is logged, recorded
-    in ``mcp_error_collector`` and skipped: a broken MCP server never stops a conversation.
+    Servers are connected in parallel. One that cannot be reached, or whose entry cannot
+    even be used (a stdio command that is not installed, a malformed entry), is logged,
+    recorded in ``mcp_error_collector`` and skipped: a broken MCP server never stops a
+    conversation, and the others still give their tools.
     """
     if sys.platform == "win32":
         logger.info("MCP is not available on Windows; no MCP clients are created")
         return []
-    attempts: list[tuple[str, str, Coroutine[Any, Any, None], MCPClient]] = []
-    http_servers: list[MCPSSEServerConfig | MCPSHTTPServerConfig] = [*sse_servers, *shttp_servers]
-    for http_server in http_servers:
-        client = MCPClient()
-        kind = "sse" if isinstance(http_server, MCPSSEServerConfig) else "shttp"
-        attempts.append(
-            (
-                http_server.url,
-                kind,
-                client.connect_http(http_server, conversation_id=conversation_id),
-                client,
-            )
-        )
-    for stdio_server in stdio_servers or []:
-        client = MCPClient()
-        attempts.append((stdio_server.name, "stdio", client.connect_stdio(stdio_server), client))
-    if not attempts:
+    servers: list[MCPSSEServerConfig | MCPSHTTPServerConfig | MCPStdioServerConfig] = [
+        *sse_servers,
+        *shttp_servers,
+        *(stdio_servers or []),
+    ]
+    if not servers:
         return []
-    outcomes = await asyncio.gather(*(attempt[2] for attempt in attempts), return_exceptions=True)
+    outcomes = await asyncio.gather(
+        *(_connect(server, conversation_id) for server in servers), return_exceptions=True
+    )
     clients: list[MCPClient] = []
-    for (name, kind, _, client), outcome in zip(attempts, outcomes, strict=True):
+    for outcome in outcomes:
         if isinstance(outcome, BaseException):
             if not isinstance(outcome, Exception):
                 raise outcome  # cancellation and the like are not a server's failure
-            # Our own errors already name the server; anything else gets its type.
-            known = (MCPServerUnavailableError, MCPTimeoutError)
-            message = str(outcome) if isinstance(outcome, known) else describe_error(outcome)
-            logger.warning("Skipping MCP server %s: %s", name, message)
-            mcp_error_collector.add_error(
-                server_name=name,
-                server_type=kind,
-                error_message=f"Failed to connect to {kind} MCP server {name}",
-                exception_details=message,
-            )
-            continue
-        logger.info("%s offers %d MCP tools", client.description, len(client.tools))
-        clients.append(client)
+            logger.warning("MCP client setup failed: %s", describe_error(outcome))
+        elif outcome is not None:
+            clients.append(outcome)
     return clients
+
+
+async def _connect(
+    server: MCPSSEServerConfig | MCPSHTTPServerConfig | MCPStdioServerConfig,
+    conversation_id: str | None,
+) -> MCPClient | None:
+    """A client connected to ``server``, or None after recording why it could not be."""
+    kind, name = _server_kind_and_name(server)
+    try:
+        client = MCPClient()
+        if isinstance(server, MCPStdioServerConfig):
+            if shutil.which(server.command) is None:
+                raise MCPServerUnavailableError(
+                    f'command "{server.command}" not found; install it or remove the '
+                    f'"{server.name}" server from the MCP configuration'
+                )
+            await client.connect_stdio(server)
+        else:
+            await client.connect_http(server, conversation_id=conversation_id)
+    except Exception as error:
+        # Our own errors already name the server; anything else gets its type.
+        known = (MCPServerUnavailableError, MCPTimeoutError)
+        message = str(error) if isinstance(error, known) else describe_error(error)
+        logger.warning("Skipping MCP server %s: %s", name, message)
+        mcp_error_collector.add_error(
+            server_name=name,
+            server_type=kind,
+            error_message=f"Failed to connect to {kind} MCP server {name}",
+            exception_details=message,
+        )
+        return None
+    logger.info("%s offers %d MCP tools", client.description, len(client.tools))
+    return client
+
+
+def _server_kind_and_name(server: object) -> tuple[str, str]:
+    """How the error collector names a server; never fails, even for a malformed entry."""
+    if isinstance(server, MCPStdioServerConfig):
+        return "stdio", server.name
+    kind = "shttp" if isinstance(server, MCPSHTTPServerConfig) else "sse"
+    url = getattr(server, "url", server)
+    return kind, str(url)
 
 
 def convert_mcp_clients_to_tools(mcp_clients: list[MCPClient] | None) -> list[dict[str, Any]]:
@@ -209,14 +234,23 @@ async def call_tool_from_config(
 
 
 def extra_stdio_servers(memory: Any, search_api_key: str | None) -> list[MCPStdioServerConfig]:
-    """Stdio servers added to the configured ones: repo microagents' and the search engine."""
+    """Stdio servers added to the configured ones: the microagents' (e.g. the global
+    ``default-tools`` one) and the search engine's, each once."""
     servers: list[MCPStdioServerConfig] = []
     get_microagent_tools = getattr(memory, "get_microagent_mcp_tools", None)
-    if get_microagent_tools is not None:
-        for config in get_microagent_tools():
-            servers.extend(config.stdio_servers)
+    microagent_configs: list[MCPConfig] = (
+        list(get_microagent_tools() or []) if get_microagent_tools else []
+    )
+    for config in microagent_configs:
+        if config.sse_servers or config.shttp_servers:
+            # A microagent may only start servers in the sandbox, not point at remote ones.
+            logger.warning("A microagent's MCP config lists remote servers; they are ignored")
+        for server in config.stdio_servers:
+            if server not in servers:
+                servers.append(server)
+                logger.info("MCP stdio server %r added by a microagent", server.name)
     search = search_engine_stdio_server(search_api_key)
-    if search is not None:
+    if search is not None and search not in servers:
         servers.append(search)
     return servers
 
@@ -224,12 +258,18 @@ def extra_stdio_servers(memory: Any, search_api_key: str | None) -> list[MCPStdi
 async def add_mcp_tools_to_agent(agent: Any, runtime: Any, memory: Any = None) -> MCPConfig:
     """Find the MCP tools of this conversation, give them to the agent, return the config.
 
-    The runtime decides the final server list (it adds its sandbox proxy for stdio
-    servers); only a runtime without a sandbox (``cli``) has stdio servers started here.
-    When the runtime cannot give a config the agent keeps its built-in tools only and
-    the returned config is empty.
+    The microagents' stdio servers (and the search engine's) are handed to
+    ``runtime.get_mcp_config``, which decides the final server list (a sandbox runtime
+    adds its MCP proxy for stdio servers); only a runtime without a sandbox (``cli``) has
+    stdio servers started here. When the runtime cannot give a config the agent keeps its
+    built-in tools only and the returned config is empty.
     """
-    search_key = getattr(runtime.config, "search_api_key", None)
+    if sys.platform == "win32":
+        logger.info("MCP is not available on Windows; the agent gets no MCP tools")
+        agent.set_mcp_tools([])
+        return MCPConfig()
+    config = getattr(runtime, "config", None)
+    search_key = getattr(config, "search_api_key", None)
     extra = extra_stdio_servers(
         memory, search_key.get_secret_value() if search_key is not None else None
     )
@@ -239,9 +279,13 @@ async def add_mcp_tools_to_agent(agent: Any, runtime: Any, memory: Any = None) -
         # MCP is an extra: the conversation goes on with the built-in tools.
         logger.exception("Could not load MCP tools; going on without them")
         return MCPConfig()
-    use_stdio = getattr(runtime.config, "runtime", None) == "cli"
-    tools = await fetch_mcp_tools_from_config(mcp_config, runtime.sid, use_stdio=use_stdio)
+    use_stdio = getattr(config, "runtime", None) == "cli"
+    tools = await fetch_mcp_tools_from_config(
+        mcp_config, getattr(runtime, "sid", None), use_stdio=use_stdio
+    )
     agent.set_mcp_tools(tools)
-    if tools:
-        logger.info("Gave %d MCP tools to %s", len(tools), getattr(agent, "name", "the agent"))
+    names = [tool["function"]["name"] for tool in tools]
+    logger.info(
+        "Gave %d MCP tools to %s: %s", len(tools), getattr(agent, "name", "the agent"), names
+    )
     return mcp_config

@@ -46,8 +46,9 @@ def call_async_from_sync(
     **kwargs: Any,
 ) -> T:
     """Run ``corofn(*args, **kwargs)`` to completion on a new event loop in a pool thread and
-    return its result, waiting at most ``timeout`` seconds (``TimeoutError`` after that).
-    Once the pool has been shut down (interpreter exit) the coroutine runs in this thread."""
+    return its result, waiting at most ``timeout`` seconds (``TimeoutError`` after that);
+    a ``timeout`` of 0 or None waits as long as it takes. Once the pool has been shut down
+    (interpreter exit) the coroutine runs in this thread."""
     if corofn is None:
         raise ValueError("corofn is None")
     if not inspect.iscoroutinefunction(corofn):
@@ -60,7 +61,7 @@ def call_async_from_sync(
         future = EXECUTOR.submit(run)
     except RuntimeError:  # "cannot schedule new futures after shutdown"
         return run()
-    return future.result(timeout)
+    return future.result(timeout or None)
 
 
 async def call_coro_in_bg_thread(

@@ -1,8 +1,8 @@
 """Finding the part of a file that a snippet is about, for the LLM-based editor.
 
 The text is cut into chunks of whole lines; each chunk is scored by the length of its
-longest common subsequence (LCS, over characters) with the query, divided by the query's
-length, and the best chunks win.
+longest common subsequence (LCS, over characters) with the query, divided by the chunk's
+length (how much of the chunk the query covers), and the best chunks win.
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ class Chunk(BaseModel):
     normalized_lcs: float | None = None
 
     def visualize(self) -> str:
-        """The lines with their numbers (``<n>|<line>``); also printed."""
+        """The lines with their numbers, one ``<n>|<line>\\n`` each; also printed."""
         first = self.line_range[0]
-        rendered = "\n".join(
-            f"{number}|{line}" for number, line in enumerate(self.text.split("\n"), start=first)
+        rendered = "".join(
+            f"{number}|{line}\n" for number, line in enumerate(self.text.split("\n"), start=first)
         )
-        print(rendered)
+        print(rendered, end="")
         return rendered
 
 
@@ -57,10 +57,11 @@ def _lcs_length(a: str, b: str) -> int:
 
 
 def normalized_lcs(chunk: str, query: str) -> float:
-    """LCS length of ``chunk`` and ``query`` over the query's length (0.0 for no query)."""
-    if not query:
+    """LCS length of ``chunk`` and ``query`` over the chunk's length (0.0 for an empty
+    chunk): 1.0 when the whole chunk appears, in order, within the query."""
+    if not chunk:
         return 0.0
-    return _lcs_length(chunk, query) / len(query)
+    return _lcs_length(chunk, query) / len(chunk)
 
 
 def get_top_k_chunk_matches(

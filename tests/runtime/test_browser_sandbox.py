@@ -116,7 +116,71 @@ def test_opening_a_pdf_served_inside_the_sandbox_downloads_it(sandbox: Sandbox) 
         assert f'Execution of the previous action goto("{url}") resulted in a file download.' in (
             obs.content
         )
+        assert f"Location of downloaded file: {obs.file_path}" in str(obs)
         saved = sandbox.sh(f"head -c 8 {obs.file_path}").content
         assert saved.startswith("%PDF-1.4"), saved
     finally:
         sandbox.run(f"kill $(cat {site}/http.pid)")
+
+
+# A one-page PDF with one line of text, and a 2x2 PNG, written by the sandbox's own Python.
+MAKE_PDF = r"""
+import sys
+stream = b"BT /F1 24 Tf 100 700 Td (Viewer test line) Tj ET"
+objects = [
+    b"<</Type/Catalog/Pages 2 0 R>>",
+    b"<</Type/Pages/Kids[3 0 R]/Count 1>>",
+    b"<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]/Contents 4 0 R"
+    b"/Resources<</Font<</F1 5 0 R>>>>>>",
+    b"<</Length %d>>stream\n" % len(stream) + stream + b"\nendstream",
+    b"<</Type/Font/Subtype/Type1/BaseFont/Helvetica>>",
+]
+out, offsets = bytearray(b"%PDF-1.4\n"), []
+for number, body in enumerate(objects, 1):
+    offsets.append(len(out))
+    out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+xref = len(out)
+out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+out += b"trailer\n<</Size %d/Root 1 0 R>>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+open(sys.argv[1], "wb").write(out)
+"""
+MAKE_PNG = r"""
+import struct, sys, zlib
+def chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+rows = b"".join(b"\x00" + b"\xff\x00\x00" * 2 for _ in range(2))
+png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 2, 2, 8, 2, 0, 0, 0))
+png += chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
+open(sys.argv[1], "wb").write(png)
+"""
+
+
+@pytest.mark.parametrize(
+    ("name", "maker", "shown_as"),
+    [("picture.png", MAKE_PNG, "img 'picture.png'"), ("paper.pdf", MAKE_PDF, "EmbeddedObject")],
+)
+def test_file_viewer_shows_local_images_and_pdfs(
+    sandbox: Sandbox, name: str, maker: str, shown_as: str
+) -> None:
+    """The viewer page (runtime.md §3.6) is titled after the file and shows it: an image
+    as an image, a PDF in Chromium's own viewer; the browser step saves a screenshot."""
+    folder = f"{sandbox.workspace}/viewer"
+    sandbox.sh(f"mkdir -p {folder} && cat > {folder}/make.py <<'EOF'\n{maker}\nEOF")
+    sandbox.sh(f"python3 {folder}/make.py {folder}/{name}")
+    viewer = sandbox.sh("cat /tmp/oh-server-url").content.strip()
+    assert viewer.startswith("http://localhost:"), viewer
+
+    action = BrowseInteractiveAction(
+        browser_actions=f'goto("{viewer}/view?path={folder}/{name}")', return_axtree=False
+    )
+    obs = sandbox.via_stream(action, wait=180)
+    assert isinstance(obs, BrowserOutputObservation), obs
+    assert obs.error is False, obs.content
+    assert "[Action executed successfully.]" in obs.content
+    assert f"RootWebArea 'File Viewer - {name}'" in obs.content
+    assert shown_as in obs.content
+    assert obs.screenshot_path is not None
+    assert f"[Screenshot saved to: {obs.screenshot_path}]" in obs.content
+    listed = sandbox.sh(f"ls {sandbox.workspace}/.browser_screenshots").content
+    assert obs.screenshot_path.rsplit("/", 1)[1] in listed

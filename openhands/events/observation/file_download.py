@@ -13,3 +13,6 @@ class FileDownloadObservation(Observation):
     @property
     def message(self) -> str:
         return f"Downloaded the file at location: {self.file_path}"
+
+    def __str__(self) -> str:
+        return f"**FileDownloadObservation**\nLocation of downloaded file: {self.file_path}\n"

@@ -47,6 +47,7 @@ SNAPSHOT_JS = r"""
     blockquote: 'blockquote', code: 'code', strong: 'strong', em: 'emphasis',
     figure: 'figure', caption: 'caption', dl: 'list', dt: 'term', dd: 'definition',
     h1: 'heading', h2: 'heading', h3: 'heading', h4: 'heading', h5: 'heading', h6: 'heading',
+    canvas: 'Canvas', embed: 'EmbeddedObject', object: 'EmbeddedObject',
   };
   const NAME_FROM_CONTENT = new Set([
     'button', 'link', 'heading', 'option', 'tab', 'menuitem', 'menuitemcheckbox',

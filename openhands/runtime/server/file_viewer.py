@@ -22,16 +22,35 @@ VIEWABLE = {
 }
 
 
+VIEWER_TITLE_PREFIX = "File Viewer - "
+
+
 def render_view_page(path: str) -> str:
+    """A page showing the file, titled ``File Viewer - <name>`` (as 0.59's viewer).
+
+    A PDF is drawn by Chromium's own PDF viewer (no script is fetched or shipped); an image
+    is shown as is, scaled down to fit the window.
+    """
     mime = VIEWABLE[os.path.splitext(path)[1].lower()]
     with open(path, "rb") as handle:
         data = base64.b64encode(handle.read()).decode("ascii")
-    title = html.escape(os.path.basename(path))
+    name = html.escape(os.path.basename(path))
+    source = f"data:{mime};base64,{data}"
     if mime == "application/pdf":
-        body = f'<embed src="data:{mime};base64,{data}" type="{mime}" width="100%" height="100%">'
+        body = (
+            f'<embed src="{source}" type="{mime}" title="{name}" '
+            'style="width:100%;height:100vh;border:0">'
+        )
     else:
-        body = f'<img src="data:{mime};base64,{data}" alt="{title}">'
-    return f"<!DOCTYPE html><html><head><title>{title}</title></head><body>{body}</body></html>"
+        body = (
+            f'<img src="{source}" alt="{name}" '
+            'style="display:block;max-width:100%;max-height:100vh;margin:0 auto">'
+        )
+    return (
+        '<!DOCTYPE html><html><head><meta charset="utf-8">'
+        f"<title>{VIEWER_TITLE_PREFIX}{name}</title></head>"
+        f'<body style="margin:0">{body}</body></html>'
+    )
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -104,10 +104,24 @@ def _with_llm(
 
 
 def _merge_mcp(base: MCPConfig, extra: MCPConfig) -> MCPConfig:
+    """``base``'s servers, then those of ``extra`` it does not list yet (the user's
+    settings already carry config.toml's servers, see ``UserAuth.get_user_settings``)."""
+    sse_urls = {server.url for server in base.sse_servers}
+    shttp_urls = {server.url for server in base.shttp_servers}
+    stdio_names = {server.name for server in base.stdio_servers}
     return MCPConfig(
-        sse_servers=[*base.sse_servers, *extra.sse_servers],
-        stdio_servers=[*base.stdio_servers, *extra.stdio_servers],
-        shttp_servers=[*base.shttp_servers, *extra.shttp_servers],
+        sse_servers=[
+            *base.sse_servers,
+            *(s for s in extra.sse_servers if s.url not in sse_urls),
+        ],
+        stdio_servers=[
+            *base.stdio_servers,
+            *(s for s in extra.stdio_servers if s.name not in stdio_names),
+        ],
+        shttp_servers=[
+            *base.shttp_servers,
+            *(s for s in extra.shttp_servers if s.url not in shttp_urls),
+        ],
     )
 
 

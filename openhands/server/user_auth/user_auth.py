@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from pydantic import SecretStr
 
 from openhands.core.config import OpenHandsConfig
+from openhands.core.config.mcp_config import MCPConfig
 from openhands.integrations.provider import ProviderToken, ProviderType
 from openhands.storage.data_models.settings import Settings
 from openhands.storage.data_models.user_secrets import UserSecrets
@@ -87,12 +88,23 @@ class UserAuth(ABC):
         return self._settings_store
 
     async def get_user_settings(self) -> Settings | None:
-        """The stored settings, loaded once per instance (None when there are none)."""
+        """The stored settings, loaded once per instance (None when there are none), with
+        the MCP servers of the app config (config.toml) first and the stored ones after."""
         if not self._settings_loaded:
             store = await self.get_user_settings_store()
-            self._settings = await store.load()
-            self._settings_loaded = self._settings is not None
+            settings = await store.load()
+            if settings is not None:
+                settings = settings.with_config_mcp(self._config_mcp())
+            self._settings = settings
+            self._settings_loaded = settings is not None
         return self._settings
+
+    def _config_mcp(self) -> MCPConfig:
+        """The app config's MCP servers, read as ``Settings.from_config`` sees them."""
+        from_config = Settings.from_config(self.config)
+        if from_config is not None and from_config.mcp_config is not None:
+            return from_config.mcp_config
+        return self.config.mcp
 
     async def get_secrets_store(self) -> SecretsStore:
         if self._secrets_store is None:

@@ -270,3 +270,44 @@ async def test_a_runtime_that_fails_leaves_the_agent_without_mcp_tools() -> None
 
     assert await add_mcp_tools_to_agent(agent, BrokenRuntime(MCPConfig()), None) == MCPConfig()
     assert names(agent.tools) == before
+
+
+async def test_the_global_default_tools_microagent_gives_the_fetch_server() -> None:
+    """microagents/default-tools.md (always active) hands `uvx mcp-server-fetch` to the
+    runtime once, even when a repo microagent lists the same server again."""
+    from openhands.events.stream import EventStream
+    from openhands.memory.memory import Memory
+    from openhands.storage.memory import InMemoryFileStore
+
+    memory = Memory(EventStream("conv-1", InMemoryFileStore()), "conv-1", user_microagents_dir=None)
+    fetch = MCPStdioServerConfig(name="fetch", command="uvx", args=["mcp-server-fetch"])
+    assert MCPConfig(stdio_servers=[fetch]) in memory.get_microagent_mcp_tools()
+
+    runtime = FakeRuntime(MCPConfig())
+    agent = CodeActAgent(agent_config(), registry())
+    doubled = FakeMemory(*memory.get_microagent_mcp_tools(), MCPConfig(stdio_servers=[fetch]))
+    await add_mcp_tools_to_agent(agent, runtime, doubled)
+
+    assert runtime.extra_seen == [fetch]
+
+
+async def test_a_broken_server_entry_is_skipped_and_the_rest_kept(
+    sse_server: MCPTestServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A stdio command that is not installed, or an entry that is not a server config at
+    all, is reported and skipped; the reachable server still gives its tools."""
+    from openhands.mcp.utils import create_mcp_clients
+
+    missing = MCPStdioServerConfig(name="ghost", command="no-such-mcp-command-here")
+    with caplog.at_level(logging.WARNING, logger="openhands"):
+        clients = await create_mcp_clients(
+            [MCPSSEServerConfig(url=sse_server.url, api_key=API_KEY), "not a config"],  # type: ignore[list-item]
+            [],
+            stdio_servers=[missing],
+        )
+
+    assert len(clients) == 1
+    assert sorted(tool.name for tool in clients[0].tools) == TOOL_NAMES
+    skipped = [r.getMessage() for r in caplog.records if "Skipping MCP server" in r.getMessage()]
+    assert len(skipped) == 2
+    assert any("no-such-mcp-command-here" in message for message in skipped)

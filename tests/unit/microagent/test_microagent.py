@@ -195,7 +195,11 @@ def test_one_bad_file_aborts_the_directory(tmp_path: Path) -> None:
 
 def test_our_global_microagents_load() -> None:
     repo, knowledge = load_microagents_from_dir(REPO_ROOT / "microagents")
-    assert repo == {}
+    # The one repo microagent is always active: it gives every conversation the fetch tool.
+    assert set(repo) == {"default-tools"}
+    tools = repo["default-tools"].metadata.mcp_tools
+    assert tools is not None and [s.command for s in tools.stdio_servers] == ["uvx"]
+    assert tools.stdio_servers[0].args == ["mcp-server-fetch"]
     assert {"git", "github", "gitlab", "docker", "npm", "python_testing"} <= set(knowledge)
     assert isinstance(knowledge["add_tests"], TaskMicroagent)
     assert knowledge["github"].match_trigger("Open a Pull Request please") == "pull request"

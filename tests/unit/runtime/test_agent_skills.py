@@ -31,7 +31,6 @@ from openhands.runtime.plugins.agent_skills.file_ops import file_ops
 def fresh_viewer(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(file_ops, "CURRENT_FILE", None)
     monkeypatch.setattr(file_ops, "CURRENT_LINE", 1)
-    monkeypatch.setattr(file_ops, "_current_window", file_ops.WINDOW)
     yield
 
 
@@ -59,18 +58,24 @@ def test_open_file_shows_a_window(numbered: Path, capsys: pytest.CaptureFixture[
 def test_goto_and_scroll_move_the_window(
     numbered: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """context_lines sizes open_file's window only; goto_line and scrolling show 100 lines,
+    goto_line centred on its line, scrolling starting where it lands (0.59's windows)."""
     open_file(str(numbered), line_number=1, context_lines=10)
-    capsys.readouterr()
+    assert printed(capsys)[-1] == "[Use `scroll_down` to view the next 100 lines of the file!]"
     goto_line(100)
     out = printed(capsys)
-    assert out[1] == "(94 more lines above)"
-    assert out[2] == "95|line 95"
+    assert out[0] == f"[File: {numbered} (250 lines total)]"
+    assert out[1] == "(49 more lines above)"
+    assert out[2] == "50|line 50"
+    assert out[-1] == "(100 more lines below)"
     scroll_down()
-    assert printed(capsys)[2] == "105|line 105"
+    out = printed(capsys)
+    assert out[1:3] == ["(150 more lines above)", "151|line 151"]
+    assert out[-1] == "(this is the end of the file)"
     scroll_up()
-    assert printed(capsys)[2] == "95|line 95"
+    assert printed(capsys)[2] == "100|line 100"
     scroll_up()
-    assert printed(capsys)[2] == "85|line 85"
+    assert printed(capsys)[1:3] == ["(this is the beginning of the file)", "1|line 1"]
 
 
 def test_window_at_the_end(numbered: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -83,11 +88,13 @@ def test_window_at_the_end(numbered: Path, capsys: pytest.CaptureFixture[str]) -
 
 def test_viewer_errors(numbered: Path, capsys: pytest.CaptureFixture[str]) -> None:
     goto_line(3)
-    assert printed(capsys) == ["ERROR: No file is open. Use open_file(path) first."]
+    assert printed(capsys) == ["ERROR: No file open. Use the open_file function first."]
     open_file(str(numbered.parent / "missing.txt"))
     assert printed(capsys)[0].startswith("ERROR: File ")
     open_file(str(numbered), line_number=999)
-    assert printed(capsys) == ["ERROR: Line number 999 is out of range: the file has 250 lines."]
+    assert printed(capsys) == ["ERROR: Line number must be between 1 and 250"]
+    goto_line(0)
+    assert printed(capsys) == ["ERROR: Line number must be between 1 and 250."]
 
 
 def test_search_dir_and_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -115,7 +122,7 @@ def test_search_dir_with_too_many_files(tmp_path: Path, capsys: pytest.CaptureFi
         (tmp_path / f"f{i}.txt").write_text("common\n")
     search_dir("common", str(tmp_path))
     assert printed(capsys) == [
-        f'More than 100 files matched for "common" in {tmp_path}. Please narrow your search.'
+        f'More than 101 files matched for "common" in {tmp_path}. Please narrow your search.'
     ]
 
 

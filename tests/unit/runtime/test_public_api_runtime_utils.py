@@ -571,12 +571,11 @@ def test_print_window_is_patched_through_the_module(
 ) -> None:
     monkeypatch.setattr(file_ops, "CURRENT_FILE", None)
     monkeypatch.setattr(file_ops, "CURRENT_LINE", 1)
-    monkeypatch.setattr(file_ops, "_current_window", file_ops.WINDOW)
     path = tmp_path / "f.txt"
     path.write_text("".join(f"{i}\n" for i in range(1, 301)))
     target = "openhands.runtime.plugins.agent_skills.file_ops.file_ops._print_window"
 
-    with patch(target) as print_window:
+    with patch(target, return_value="<window>") as print_window:
         file_ops.open_file(str(path), 150)
         file_ops.scroll_down()
         file_ops.scroll_up()
@@ -588,12 +587,11 @@ def test_print_window_is_patched_through_the_module(
         (str(path), 150, 100),
         (str(path), 7, 100),
     ]
-    assert capsys.readouterr().out == ""
+    # Each call printed the file header before the (patched) window.
+    assert capsys.readouterr().out.count(f"[File: {path} (300 lines total)]\n<window>") == 4
     # The state is the module's, and the old path reads it live.
     assert (str(path), 7) == (file_ops.CURRENT_FILE, file_ops.CURRENT_LINE)
     assert str(path) == old_file_ops.CURRENT_FILE and old_file_ops.CURRENT_LINE == 7
 
     file_ops.goto_line(301)
-    assert capsys.readouterr().out == (
-        "ERROR: Line number 301 is out of range: the file has 300 lines.\n"
-    )
+    assert capsys.readouterr().out == ("ERROR: Line number must be between 1 and 300.\n")

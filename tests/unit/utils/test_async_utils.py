@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
 import threading
+import time
 
 import pytest
 
@@ -108,3 +111,42 @@ async def test_run_in_loop_same_and_other_loop() -> None:
         other.call_soon_threadsafe(other.stop)
         thread.join()
         other.close()
+
+
+def _waiting_in_future_result(thread_id: int) -> bool:
+    """Whether ``thread_id`` is blocked inside ``concurrent.futures.Future.result``."""
+    frame = sys._current_frames().get(thread_id)
+    while frame is not None:
+        if frame.f_code.co_name == "result" and frame.f_code.co_filename.endswith(
+            os.path.join("concurrent", "futures", "_base.py")
+        ):
+            return True
+        frame = frame.f_back
+    return False
+
+
+@pytest.mark.parametrize("timeout", [0, None])
+def test_call_async_from_sync_without_a_limit_waits_for_the_result(timeout: float | None) -> None:
+    """0 (as in 0.59) and None mean "no limit": the caller waits until the coroutine ends.
+    The coroutine is released only once the caller is already blocked waiting for it."""
+    caller = threading.get_ident()
+    release = threading.Event()
+    finished = threading.Event()
+
+    def releaser() -> None:
+        while not finished.is_set() and not _waiting_in_future_result(caller):
+            time.sleep(0.001)
+        release.set()
+
+    async def slow() -> str:
+        await asyncio.to_thread(release.wait)
+        return "done"
+
+    helper = threading.Thread(target=releaser, daemon=True)
+    helper.start()
+    try:
+        assert call_async_from_sync(slow, timeout) == "done"
+    finally:
+        finished.set()
+        release.set()
+        helper.join()

@@ -96,9 +96,13 @@ def test_normalized_lcs_matches_the_textbook_lcs() -> None:
     for _ in range(200):
         a = "".join(rng.choice("abc\n") for _ in range(rng.randint(0, 30)))
         b = "".join(rng.choice("abc\n") for _ in range(rng.randint(1, 30)))
-        assert normalized_lcs(a, b) == _brute_lcs(a, b) / len(b)
+        expected = _brute_lcs(a, b) / len(a) if a else 0.0
+        assert normalized_lcs(a, b) == expected
+    # Normalised by the chunk: how much of the chunk the query covers.
     assert normalized_lcs("abc", "") == 0.0
-    assert normalized_lcs("xabcx", "abc") == 1.0
+    assert normalized_lcs("", "abc") == 0.0
+    assert normalized_lcs("abc", "xabcx") == 1.0
+    assert normalized_lcs("xabcx", "abc") == 0.6
 
 
 def test_create_chunks_line_ranges() -> None:
@@ -118,8 +122,8 @@ def test_top_k_and_visualize(capsys: pytest.CaptureFixture[str]) -> None:
     assert best[0].normalized_lcs == 1.0
     assert (best[0].normalized_lcs or 0) >= (best[1].normalized_lcs or 0)
     rendered = Chunk(text="a\nb", line_range=(10, 11)).visualize()
-    assert rendered == "10|a\n11|b"
-    assert capsys.readouterr().out.strip() == rendered
+    assert rendered == "10|a\n11|b\n"
+    assert capsys.readouterr().out == rendered
 
 
 # --- tenacity_stop -----------------------------------------------------------------------

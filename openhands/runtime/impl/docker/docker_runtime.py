@@ -81,6 +81,9 @@ SANDBOX_CAPABILITIES = (
     "NET_BIND_SERVICE",
     "AUDIT_WRITE",
 )
+# Docker SDK keywords that set a CPU limit; one of them in docker_runtime_kwargs replaces
+# the nano_cpus limit of `[sandbox] cpu_count`.
+CPU_LIMIT_KEYWORDS = frozenset({"nano_cpus", "cpu_period", "cpu_quota"})
 # initial_env_vars the action server itself reads at start (runtime.md §3.2); they go into
 # the container's environment, everything else is exported through the action server.
 SERVER_ENV_KNOBS = frozenset(
@@ -493,8 +496,14 @@ class DockerRuntime(ActionExecutionClient):
                     **({"device_ids": ids.split(",")} if ids else {"count": -1}),
                 )
             ]
-        kwargs.update(self._confinement())
-        kwargs.update(sandbox.docker_runtime_kwargs or {})
+        user_kwargs = dict(sandbox.docker_runtime_kwargs or {})
+        confinement: dict[str, object] = dict(self._confinement())
+        if CPU_LIMIT_KEYWORDS & user_kwargs.keys():
+            # The user's own CPU limit replaces ours: the engine refuses a container with
+            # both nano_cpus and cpu_period/cpu_quota.
+            confinement.pop("nano_cpus", None)
+        kwargs.update(confinement)
+        kwargs.update(user_kwargs)
         assert self.runtime_container_image is not None
         if not DockerRuntimeBuilder(self.docker).image_exists(self.runtime_container_image):
             raise AgentRuntimeError(

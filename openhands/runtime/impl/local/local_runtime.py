@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
+from urllib.parse import urlparse
 
 import httpx
 
@@ -102,6 +103,9 @@ class LocalRuntime(ActionExecutionClient):
         )
         self.session_api_key = os.environ.get("SESSION_API_KEY") or None
         self._server: _ServerProcess | None = None
+        # Copied from the server process once connected; what the URL properties read.
+        self._vscode_port: int | None = None
+        self._app_ports: list[int] = []
         for key, value in self.config.sandbox.runtime_startup_env_vars.items():
             os.environ[key] = value
         logger.warning(
@@ -209,6 +213,8 @@ class LocalRuntime(ActionExecutionClient):
                 existing = self._start_server()
                 self._servers[self.sid] = existing
         self._server = existing
+        self._vscode_port = existing.vscode_port
+        self._app_ports = list(existing.app_ports)
         self.config.workspace_mount_path_in_sandbox = existing.workspace
         await asyncio.to_thread(self._wait_until_alive)
         if not self.attach_to_existing:
@@ -255,11 +261,50 @@ class LocalRuntime(ActionExecutionClient):
     # --- what the UI shows ---------------------------------------------------------------
 
     @property
+    def runtime_url(self) -> str:
+        """Where users reach this machine: ``$RUNTIME_URL``, else ``$RUNTIME_URL_PATTERN``
+        with ``{runtime_id}`` = ``$RUNTIME_ID``, else ``sandbox.local_runtime_url``."""
+        explicit = os.environ.get("RUNTIME_URL")
+        if explicit:
+            return explicit
+        pattern = os.environ.get("RUNTIME_URL_PATTERN")
+        runtime_id = os.environ.get("RUNTIME_ID")
+        if pattern and runtime_id:
+            return pattern.format(runtime_id=runtime_id)
+        return self.config.sandbox.local_runtime_url
+
+    def _create_url(self, prefix: str, port: int) -> str:
+        """The public URL of a service on ``port`` (VS Code, an app port).
+
+        On localhost it is ``<runtime_url>:<port>``. Behind a proxy the service gets a
+        path of its own (``/<RUNTIME_ID>/<prefix>``) when the runtime URL already routes by
+        runtime id, else a subdomain (``<prefix>-<host>``). Unlike 0.59, an app port's
+        localhost URL carries that app's port, not VS Code's (runtime.md §13 quirk).
+        """
+        base = self.runtime_url
+        if "localhost" in base:
+            return f"{base}:{port}"
+        runtime_id = os.environ.get("RUNTIME_ID")
+        parsed = urlparse(base)
+        path = parsed.path or "/"
+        if runtime_id and path.startswith(f"/{runtime_id}"):
+            return f"{parsed.scheme}://{parsed.netloc}/{runtime_id}/{prefix}"
+        return f"{parsed.scheme}://{prefix}-{parsed.netloc}"
+
+    @property
+    def vscode_url(self) -> str | None:
+        token = self.get_vscode_token()
+        if not token or self._vscode_port is None:
+            return None
+        url = self._create_url("vscode", self._vscode_port)
+        return f"{url}/?tkn={token}&folder={self.config.workspace_mount_path_in_sandbox}"
+
+    @property
     def web_hosts(self) -> dict[str, int]:
-        if self._server is None:
-            return {}
-        base = self.config.sandbox.local_runtime_url
-        return {f"{base}:{port}": port for port in self._server.app_ports}
+        return {
+            self._create_url(f"work-{index}", port): port
+            for index, port in enumerate(self._app_ports, start=1)
+        }
 
     @property
     def helper_scripts_dir(self) -> str:

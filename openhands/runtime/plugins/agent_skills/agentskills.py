@@ -18,7 +18,7 @@ from openhands.runtime.plugins.agent_skills.file_ops import (
     search_dir,
     search_file,
 )
-from openhands.runtime.plugins.agent_skills.file_readers import (
+from openhands.runtime.plugins.agent_skills.file_reader.file_readers import (
     parse_docx,
     parse_latex,
     parse_pdf,

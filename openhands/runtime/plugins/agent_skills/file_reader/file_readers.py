@@ -13,7 +13,7 @@ from openhands.runtime.utils.editor import ToolError
 from openhands.runtime.utils.editor.markdown import convert_to_markdown
 
 
-def _print_document(file_path: str, kind: str) -> None:
+def _print_document(file_path: str, kind: str, shown_kind: str | None = None) -> None:
     path = Path(os.path.abspath(file_path))
     if not path.is_file():
         print(f"ERROR: File {file_path} not found.")
@@ -23,8 +23,8 @@ def _print_document(file_path: str, kind: str) -> None:
     except ToolError as exc:
         print(f"ERROR: {kind} parsing is not available: {exc.message}")
         return
-    print(f"[Reading {kind} file from {path}]")
-    print(text)
+    print(f"[Reading {shown_kind or kind} file from {file_path}]")
+    print(text.strip())
 
 
 def parse_pdf(file_path: str) -> None:
@@ -51,7 +51,7 @@ def parse_pptx(file_path: str) -> None:
     Args:
         file_path: the .pptx file.
     """
-    _print_document(file_path, "PPTX")
+    _print_document(file_path, "PPTX", "PowerPoint")
 
 
 def parse_latex(file_path: str) -> None:
@@ -74,5 +74,5 @@ def parse_latex(file_path: str) -> None:
         return
     with open(path, encoding="utf-8", errors="replace") as handle:
         source = handle.read()
-    print(f"[Reading LaTeX file from {path}]")
-    print(LatexNodes2Text().latex_to_text(source))
+    print(f"[Reading LaTex file from {file_path}]")  # 0.59's spelling
+    print(LatexNodes2Text().latex_to_text(source).strip())
