@@ -59,6 +59,7 @@ from openhands.server.routes.git import github_api_router
 from openhands.server.routes.health import health_router
 from openhands.server.routes.manage_conversations import manage_conversation_api_router
 from openhands.server.routes.public import public_api_router
+from openhands.server.routes.resolver import resolver_api_router
 from openhands.server.routes.secrets import app as secrets_router
 from openhands.server.routes.security import security_api_router
 from openhands.server.routes.settings import settings_router
@@ -275,6 +276,7 @@ def create_app(
         feedback_api_router,
         conversation_api_router,
         manage_conversation_api_router,
+        resolver_api_router,
         settings_router,
         secrets_router,
         trajectory_router,
