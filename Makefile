@@ -14,7 +14,7 @@ export LITELLM_LOCAL_MODEL_COST_MAP := True
 FRONTEND_SOURCES := $(shell find frontend/src frontend/index.html frontend/vite.config.ts \
 	frontend/tsconfig.json frontend/package.json -type f 2>/dev/null)
 
-.PHONY: build deps frontend sandbox-image docker-engine browser run test test-python \
+.PHONY: build deps frontend sandbox-image docker-engine browser tmux run test test-python \
 	test-frontend lint bench bench-compare clean services cluster cluster-down
 
 build: deps frontend sandbox-image-if-engine
@@ -25,7 +25,7 @@ $(UV):
 	python3 -m pip install --quiet --user uv || python3 -m pip install --quiet uv
 
 $(VENV)/.synced: pyproject.toml uv.lock | $(UV)
-	$(UV) sync --frozen --python $(PYTHON_VERSION)
+	$(UV) sync --frozen --all-extras --python $(PYTHON_VERSION)
 	touch $@
 
 deps: $(VENV)/.synced
@@ -66,16 +66,28 @@ browser:
 			>/dev/null 2>&1 || { apt-get update -q >/dev/null && \
 			DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends chromium; }; }
 
+# tmux: the bash sessions of the local runtime and the terminal-app journeys (tests/e2e)
+# run in it, about 60 tests; installed like chromium above.
+tmux:
+	@command -v tmux >/dev/null 2>&1 || { \
+		[ "$(IS_ROOT)" = yes ] || { echo "tmux is missing: apt-get install -y tmux"; exit 1; }; \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends tmux \
+			>/dev/null 2>&1 || { apt-get update -q >/dev/null && \
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends tmux; }; }
+
 # Redis, PostgreSQL, nginx and docker-registry binaries for the scale-out tests (issue 13).
 # Only installed: each test and `make cluster` starts its own daemons on loopback.
 services:
 	bash containers/dev/ensure-services.sh
 
 # --- the two commands -----------------------------------------------------------------------
+# One warm Docker sandbox, so the first conversation starts at once (0 turns the pool off).
+SANDBOX_WARM_POOL_SIZE ?= 1
 run: build
-	$(PY) -m uvicorn openhands.server.listen:app --host $(HOST) --port $(PORT)
+	SANDBOX_WARM_POOL_SIZE=$(SANDBOX_WARM_POOL_SIZE) \
+		$(PY) -m uvicorn openhands.server.listen:app --host $(HOST) --port $(PORT)
 
-test: deps lint frontend sandbox-image browser services test-frontend test-python
+test: deps lint frontend sandbox-image browser tmux services test-frontend test-python
 
 test-frontend: frontend/node_modules/.installed
 	cd frontend && npm test --silent

@@ -6,10 +6,34 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
+# Under CI=true a skip fails the run unless the test is marked allow_skip_in_ci (see there).
+from tests.support.ci_skips import (  # noqa: F401  (hooks: pytest finds them by name here)
+    pytest_configure,
+    pytest_make_collect_report,
+    pytest_runtest_makereport,
+)
+
 # LiteLLM would otherwise try to download its model price map at import time (no internet).
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-# Never let a developer's own config.toml or LLM key leak into tests.
+# Never let a developer's own config.toml or LLM key leak into tests. Under OPENHANDS_TEST=1
+# the config loader treats config.toml and .env of this checkout, and the files in
+# ~/.openhands of the account's real home, as absent (exactly which files:
+# openhands/core/config/developer_files.py); every process the suite starts inherits it.
+# The developer's LLM_* and *_API_KEY variables are dropped here too (tests that need such
+# variables set their own). OPENHANDS_TEST=0 keeps both.
 os.environ.setdefault("OPENHANDS_TEST", "1")
+
+
+def _drop_developer_llm_variables() -> None:
+    from openhands.core.config.developer_files import isolation_enabled  # after the setdefaults
+
+    if not isolation_enabled():
+        return
+    for name in [n for n in os.environ if n.startswith("LLM_") or n.endswith("_API_KEY")]:
+        del os.environ[name]
+
+
+_drop_developer_llm_variables()
 # The server's background warm-up (imports for the first conversation, seconds of CPU) is off
 # for the many servers and apps the suite starts; tests/server/test_warmup.py turns it on.
 os.environ.setdefault("OPENHANDS_WARMUP", "false")

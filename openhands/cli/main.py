@@ -19,24 +19,22 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import io
-import logging
 import os
 import sys
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO, cast
+from typing import TYPE_CHECKING
 
 from prompt_toolkit import print_formatted_text
 from prompt_toolkit.formatted_text import HTML
-from prompt_toolkit.patch_stdout import StdoutProxy
 from prompt_toolkit.shortcuts import clear
 
 from openhands.cli.commands import check_folder_security_agreement
 from openhands.cli.deprecation_warning import display_deprecation_warning
+from openhands.cli.log_file import logs_to_file
 from openhands.cli.settings import modify_llm_settings_basic, modify_search_api_settings
 from openhands.cli.shell_config import (
+    DEFAULT_COMMAND,
     add_aliases_to_shell_config,
     alias_setup_declined,
     aliases_exist_in_shell_config,
@@ -140,7 +138,7 @@ def run_alias_setup_flow(config: OpenHandsConfig) -> None:
     print_formatted_text(HTML("\n<gold>🚀 Welcome to OpenHands CLI!</gold>\n"))
     print_formatted_text(
         "Shell aliases let you start OpenHands from any folder with `openhands` or `oh`.\n"
-        "They run: uvx --python 3.12 --from openhands-ai openhands\n"
+        f"They run: {DEFAULT_COMMAND}\n"
     )
     choice = cli_confirm(
         config, "Set up shell aliases?", ["Yes, set up aliases", "No, skip this step"]
@@ -289,86 +287,69 @@ async def main_with_loop(loop: asyncio.AbstractEventLoop, args: argparse.Namespa
         runtime_cls.teardown(config)
 
 
-class _FromLineStart(io.TextIOBase):
-    """Writes each log record from the start of a cleared line, so that a record logged
-    while the "Initializing..." spinner turns replaces the spinner's line (the spinner
-    draws itself again below it) instead of being glued to it."""
-
-    def __init__(self, target: StdoutProxy) -> None:
-        self.target = target
-
-    def write(self, text: str) -> int:
-        if text:
-            self.target.write("\r\x1b[2K" + text)
-        return len(text)
-
-    def flush(self) -> None:
-        self.target.flush()
+# Imported in the background from the start (see ``start_background_imports``), in this
+# order: LiteLLM (with the LLM wrapper; seconds), then the MCP client stack (half a second).
+_BACKGROUND_IMPORTS = ("openhands.mcp.utils",)
 
 
-class _WithoutTraceback(logging.Formatter):
-    """The console's formatter minus tracebacks: in the terminal app an error is one log
-    line plus one line of what to do (the file log, when enabled, keeps the traceback)."""
+def _import_in_background() -> None:
+    from openhands.llm.preload import preload_litellm  # already loaded by the caller
 
-    def __init__(self, inner: logging.Formatter) -> None:
-        super().__init__()
-        self.inner = inner
-
-    def format(self, record: logging.LogRecord) -> str:
-        plain = logging.makeLogRecord(record.__dict__)
-        plain.exc_info = plain.exc_text = plain.stack_info = None
-        return self.inner.format(plain)
+    preload_litellm()  # logs its own failure; the session imports again and reports it
+    for name in _BACKGROUND_IMPORTS:
+        try:
+            importlib.import_module(name)
+        except Exception:
+            logger.debug("Background import of %s failed", name, exc_info=True)
 
 
-@contextmanager
-def _logs_above_the_prompt() -> Iterator[None]:
-    """Send the console log lines through prompt_toolkit, which prints them above an open
-    prompt or menu instead of into it (the session is assembled while the prompt is open),
-    one line each."""
-    proxy = StdoutProxy(raw=True)
-    stream = _FromLineStart(proxy) if sys.stdout.isatty() else proxy
-    moved: list[tuple[logging.StreamHandler[TextIO], TextIO, logging.Formatter | None]] = []
-    for handler in logger.handlers:
-        if isinstance(handler, logging.StreamHandler) and handler.stream in (
-            sys.stderr,
-            sys.stdout,
-        ):
-            moved.append((handler, handler.stream, handler.formatter))
-            handler.setStream(cast(TextIO, stream))
-            handler.setFormatter(_WithoutTraceback(handler.formatter or logging.Formatter()))
-    try:
-        yield
-    finally:
-        for handler, original, formatter in moved:
-            handler.setStream(original)
-            handler.setFormatter(formatter)
-        proxy.close()
+def start_background_imports() -> threading.Thread:
+    """Start importing what the first session needs, in a daemon thread.
+
+    The session is assembled only once the settings are loaded, the folder trusted and the
+    banner shown; before this, the LiteLLM import (3-5 s on a busy 2-core machine) all
+    happened then, and the first message waited for it behind "Initializing...". Started
+    here, it overlaps the start-up and the user's typing. The assembly waits for it
+    (``wait_for_preload``) rather than importing the same package from a second thread.
+    """
+    # The small preload module itself is imported here, so that the thread starts with
+    # nothing but LiteLLM's own modules left to import.
+    importlib.import_module("openhands.llm.preload")
+    thread = threading.Thread(
+        target=_import_in_background, name="openhands-cli-preload", daemon=True
+    )
+    thread.start()
+    return thread
 
 
 def run_cli_command(args: argparse.Namespace) -> None:
     """Run the terminal app on a fresh event loop; errors become one line and an exit code."""
+    start_background_imports()
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     code = 0
-    try:
-        with _logs_above_the_prompt():
+    # Log lines between the panels broke the screen: they go to ~/.openhands/logs, and so
+    # does the traceback of an error that ends the app (inside the block on purpose).
+    with logs_to_file() as log_path:
+        try:
             loop.run_until_complete(main_with_loop(loop, args))
-    except KeyboardInterrupt:
-        print_formatted_text("⚠️ Session was interrupted: interrupted\n")
-    except ConnectionRefusedError as error:
-        print_formatted_text(f"Connection refused: {error}")
-        code = 1
-    except CLIStartError as error:
-        print_formatted_text(HTML("<ansired>{}</ansired>").format(str(error)))
-        code = 1
-    except Exception as error:
-        # One line, not a traceback (kept in the log at debug level).
-        logger.debug("The terminal app stopped on an error", exc_info=True)
-        print_formatted_text(HTML("<ansired>Error: {}</ansired>").format(str(error)))
-        code = 1
-    finally:
-        code = _close_loop(loop) or code
-        display_deprecation_warning()
+        except KeyboardInterrupt:
+            print_formatted_text("⚠️ Session was interrupted: interrupted\n")
+        except ConnectionRefusedError as error:
+            print_formatted_text(f"Connection refused: {error}")
+            code = 1
+        except CLIStartError as error:
+            print_formatted_text(HTML("<ansired>{}</ansired>").format(str(error)))
+            code = 1
+        except Exception as error:
+            logger.error("The terminal app stopped on an error", exc_info=True)
+            print_formatted_text(HTML("<ansired>Error: {}</ansired>").format(str(error)))
+            if log_path is not None:
+                print_formatted_text(HTML("<grey>Details: {}</grey>").format(str(log_path)))
+            code = 1
+        finally:
+            code = _close_loop(loop) or code
+            display_deprecation_warning()
     if code:
         sys.exit(code)
 
@@ -552,6 +533,9 @@ async def _assemble(
     The slow, blocking steps run in worker threads so the prompt stays responsive; the
     controller is built here, on the loop, which it keeps for the steps it schedules.
     """
+    from openhands.llm.preload import wait_for_preload
+
+    await asyncio.to_thread(wait_for_preload)  # the import started at launch, if any
     registry, stats, _ = await asyncio.to_thread(
         create_registry_and_conversation_stats, config, sid
     )
@@ -582,6 +566,8 @@ async def _assemble(
         )
     )
     if agent.config.enable_mcp:
+        # Off the loop: importing the MCP client stack would freeze the prompt and spinner.
+        await asyncio.to_thread(importlib.import_module, "openhands.mcp.utils")
         await _add_mcp_tools_to_agent()(agent, runtime, memory)
     await asyncio.to_thread(importlib.import_module, "openhands.controller.agent_controller")
     controller, initial_state = create_controller(agent, runtime, config, stats)

@@ -432,13 +432,12 @@ class _AdvancedAnswers:
 
 
 def _registered_agents() -> list[str]:
-    agents = Agent.list_agents()
-    if not agents:
-        # Agents register themselves when the hub is imported; that is heavy, so only now.
-        import openhands.agenthub  # noqa: F401
+    # The built-in agents register themselves when the hub is imported (heavy, so only now).
+    # Always, not only when nothing is registered: custom agents from config.toml are
+    # registered at start-up, and alone they used to hide every built-in one.
+    import openhands.agenthub  # noqa: F401
 
-        agents = Agent.list_agents()
-    return list(agents)
+    return list(Agent.list_agents())
 
 
 def _toggle(config: OpenHandsConfig, question: str, enabled: bool | None) -> bool:

@@ -15,9 +15,28 @@ import os
 import platform
 import re
 import shlex
+import sys
+import sysconfig
 from pathlib import Path
 
-DEFAULT_COMMAND = "uvx --python 3.12 --from openhands-ai openhands"
+
+def this_installation_command() -> str:
+    """The command that starts the ``openhands`` of the running installation.
+
+    The reference's aliases ran ``uvx --from openhands-ai openhands``, i.e. the published
+    package from PyPI, not the copy the user is running. Ours point at this installation:
+    its ``openhands`` console script (next to the interpreter, e.g. ``.venv/bin``) when
+    there is one, else this interpreter with ``-m openhands.cli.entry``. Paths are quoted
+    for a POSIX shell, so a folder with spaces still works.
+    """
+    script = Path(sysconfig.get_path("scripts")) / "openhands"
+    if script.is_file() and os.access(script, os.X_OK):
+        return shlex.quote(str(script))
+    return f"{shlex.quote(sys.executable)} -m openhands.cli.entry"
+
+
+# The name is the reference's (scripts and tests import it); the value is this installation.
+DEFAULT_COMMAND = this_installation_command()
 ALIAS_NAMES: tuple[str, ...] = ("openhands", "oh")
 ALIAS_BLOCK_HEADER = "# OpenHands CLI aliases"
 DECLINED_MARKER_NAME = ".cli_alias_setup_declined"

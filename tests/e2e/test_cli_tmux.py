@@ -571,6 +571,11 @@ def test_task_runs_a_file_and_each_confirmation_choice(world: CliWorld) -> None:
     term.wait_for("Step 1 finished", STEP_S)  # the agent's answer to the output
     agent_waits(term)
     assert (world.repo / "answer.py").read_text() == "print(6 * 7)\n"
+    # Log records go to ~/.openhands/logs/cli.log, never between the panels: the
+    # CLIRuntime's warnings (logged while the session was assembled) are in the file only.
+    log_text = (world.openhands_dir / "logs" / "cli.log").read_text()
+    assert "CLIRuntime workspace is" in log_text, log_text
+    assert not re.search(r"\b(WARNING|INFO|DEBUG)\b|cli_runtime\.py", term.screen()), term.tail()
 
     # No: the command does not run; the user is asked what to do instead.
     term.submit("run LOW: touch rejected.txt")

@@ -17,7 +17,6 @@ import email.parser
 import email.policy
 import getpass
 import io
-import itertools
 import json
 import os
 import re
@@ -61,6 +60,7 @@ from openhands.events.stream import EventStream
 from openhands.runtime import get_runtime_cls
 from openhands.runtime.builder.remote import RemoteRuntimeBuilder
 from openhands.runtime.impl.remote import RemoteRuntime
+from openhands.runtime.impl.remote import remote_runtime as remote_runtime_module
 from openhands.runtime.runtime_status import RuntimeStatus
 from openhands.runtime.server.options import tmux_socket_name
 from openhands.runtime.utils import request as request_module
@@ -616,13 +616,26 @@ def test_polls_while_pending_then_checks_alive(
 ) -> None:
     assert RemoteRuntime.ready_poll_seconds == 0.05  # lowered here; the class default is 2 s
     monkeypatch.setattr(RemoteRuntime, "ready_poll_seconds", 0.2)
+    # The runtime's sleep is recorded, with the number of polls made before it, instead of
+    # measuring the wall clock between polls (which flaked on a busy machine); it waits
+    # 10 ms for real, so the loop does not spin while the action server starts.
+    real_sleep = remote_runtime_module.sleep_if_should_continue
+    waits: list[tuple[float, int]] = []
+
+    def recorded_sleep(seconds: float) -> None:
+        waits.append((seconds, len(fake_api.calls("GET", "/runtime/"))))
+        real_sleep(0.01)
+
+    monkeypatch.setattr(remote_runtime_module, "sleep_if_should_continue", recorded_sleep)
     fake_api.pod_script = ["pending", "pending", "Pending", "ready"]
     client = new_client(clients, make_config(fake_api))
     client.connect()
     polls = fake_api.calls("GET", "/runtime/")
+    # After each "pending" answer (and then while /alive fails) the client asked to wait
+    # its period before the next poll: one wait between each two polls, none after the last.
     assert len(polls) >= 4
-    # Between two polls the client waited at least its period.
-    assert all(b.at - a.at >= 0.19 for a, b in itertools.pairwise(polls))
+    assert waits[:3] == [(0.2, 1), (0.2, 2), (0.2, 3)]
+    assert waits == [(0.2, n) for n in range(1, len(polls))]
     alive = [r for r in fake_api.proxy_requests if r.path.endswith("/alive")]
     assert alive and alive[0].at > polls[3].at
     assert RuntimeStatus.READY in client.statuses

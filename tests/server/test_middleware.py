@@ -3,7 +3,10 @@
 
 The `guarded` server has a session API key, rate limiting on and a small built frontend.
 Requests that must not be throttled by the flood tests come from other loopback
-addresses (127.0.0.2, 127.0.0.3): the limiter counts per client IP.
+addresses (127.0.0.2, 127.0.0.3): the limiter counts per client IP. The rate-limit counts
+are checked on the same app served by uvicorn in this process, with the limiter's clock
+frozen: on the real clock a slow machine spreads a flood over several windows, so only a
+loose lower bound could be asserted there.
 """
 
 from __future__ import annotations
@@ -11,12 +14,18 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import httpx
 import pytest
 
+from openhands.core.config import OpenHandsConfig
+from openhands.server.app import create_app
+from openhands.server.middleware import RateLimitMiddleware
+from openhands.server.server_config import ServerConfig
 from tests.server.helpers import start_server
 from tests.server.server_process import ServerProcess
+from tests.unit.server.conftest import serve
 
 KEY = "conformance-session-key"
 INDEX = "<!doctype html><html><body><div id=root>suite build</div></body></html>"
@@ -46,8 +55,12 @@ def guarded(tmp_path_factory: pytest.TempPathFactory, llm) -> Iterator[ServerPro
 
 
 def _client(server: ServerProcess, source: str = "127.0.0.1", **kwargs) -> httpx.AsyncClient:
+    return _client_at(server.url, source, **kwargs)
+
+
+def _client_at(url: str, source: str = "127.0.0.1", **kwargs) -> httpx.AsyncClient:
     transport = httpx.AsyncHTTPTransport(local_address=source)
-    return httpx.AsyncClient(base_url=server.url, transport=transport, timeout=60, **kwargs)
+    return httpx.AsyncClient(base_url=url, transport=transport, timeout=60, **kwargs)
 
 
 @pytest.fixture
@@ -135,11 +148,50 @@ async def test_cache_headers(keyed: httpx.AsyncClient) -> None:
         assert response.headers["expires"] == "0"
 
 
-async def test_rate_limit(guarded: ServerProcess) -> None:
-    async with _client(guarded, source="127.0.0.2") as flooder:
+class FrozenClock:
+    """The rate limiter's clock and sleep: time stands still until a test moves it, and a
+    delayed request does not move it either, so a flood arrives inside one window however
+    slowly this machine serves it."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+        self.sleeps: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+
+
+@pytest.fixture
+async def limited_server(tmp_path: Path) -> AsyncIterator[tuple[str, FrozenClock]]:
+    """The app with its default limits (delay after 10, refuse after 20 per second and IP)
+    and a frozen clock, served by uvicorn on 127.0.0.1 as in production."""
+    build = tmp_path / "build"
+    (build / "assets").mkdir(parents=True)
+    (build / "index.html").write_text(INDEX)
+    (build / "assets" / "app-1a2b3c.js").write_text("console.log('suite');\n")
+    config = OpenHandsConfig(file_store="local", file_store_path=str(tmp_path / "store"))
+    server = ServerConfig(rate_limit_enabled=True, serve_frontend=True, frontend_dir=str(build))
+    assert (server.rate_limit_delay_after, server.rate_limit_reject_after) == (10, 20)
+    app = create_app(config, server)
+    clock = FrozenClock()
+    (limiter,) = [m for m in app.user_middleware if m.cls is RateLimitMiddleware]
+    limiter.kwargs.update(clock=clock, sleep=clock.sleep)
+    async with serve(app) as url:
+        yield url, clock
+
+
+async def test_rate_limit(limited_server: tuple[str, FrozenClock]) -> None:
+    url, clock = limited_server
+    async with _client_at(url, source="127.0.0.2") as flooder:
         responses = await asyncio.gather(*(flooder.get("/alive") for _ in range(30)))
         statuses = [r.status_code for r in responses]
-        assert statuses.count(429) >= 5, statuses
+        # Within one window: the first 20 pass (the 11th to 20th after a 1 s delay), the
+        # other 10 are refused.
+        assert sorted(statuses) == [200] * 20 + [429] * 10, statuses
+        assert clock.sleeps == [1] * 10
         limited = next(r for r in responses if r.status_code == 429)
         assert limited.json() == {"message": "Too many requests"}
         assert limited.headers["retry-after"] == "1"
@@ -147,11 +199,12 @@ async def test_rate_limit(guarded: ServerProcess) -> None:
         # Fingerprinted assets are never throttled, even right after the flood.
         assets = await asyncio.gather(*(flooder.get("/assets/app-1a2b3c.js") for _ in range(30)))
         assert {r.status_code for r in assets} == {200}
+        assert (await flooder.get("/alive")).status_code == 429  # still the same window
     # Another client is not affected by that one's flood.
-    async with _client(guarded, source="127.0.0.3") as bystander:
+    async with _client_at(url, source="127.0.0.3") as bystander:
         assert (await bystander.get("/alive")).status_code == 200
-    await asyncio.sleep(1.1)  # the window slides past the flood
-    async with _client(guarded, source="127.0.0.2") as flooder:
+    clock.now += 1.0  # the window slides past the flood
+    async with _client_at(url, source="127.0.0.2") as flooder:
         assert (await flooder.get("/alive")).status_code == 200
 
 

@@ -17,6 +17,7 @@ from openhands.core.config.condenser_config import (
     create_condenser_config,
 )
 from openhands.core.config.config_utils import DEFAULT_CONFIG_FILE
+from openhands.core.config.developer_files import hidden_from_tests
 from openhands.core.config.extended_config import ExtendedConfig
 from openhands.core.config.kubernetes_config import KubernetesConfig
 from openhands.core.config.llm_config import LLMConfig
@@ -38,6 +39,8 @@ _CORE_SUBSECTIONS = frozenset(
 
 def read_toml(toml_file: str) -> dict[str, Any] | None:
     """The parsed file; None when it is missing (silently) or unreadable (with a warning)."""
+    if hidden_from_tests(toml_file):  # OPENHANDS_TEST: a developer's own file is not read
+        return None
     try:
         with open(toml_file, "rb") as handle:
             return tomllib.load(handle)

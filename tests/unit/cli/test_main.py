@@ -167,17 +167,21 @@ def test_an_error_end_says_what_to_do(last_error: str, expected: str) -> None:
     assert expected in hint and "\n" not in hint
 
 
-def test_console_log_lines_carry_no_traceback() -> None:
-    import logging
+def test_background_imports_load_what_the_first_session_needs() -> None:
+    import subprocess
+    import sys
 
-    inner = logging.Formatter("%(levelname)s %(message)s")
-    try:
-        raise ValueError("deep inside")
-    except ValueError:
-        import sys
-
-        record = logging.LogRecord(
-            "openhands", logging.ERROR, "f", 1, "it failed", None, sys.exc_info()
-        )
-    assert "Traceback" in inner.format(logging.makeLogRecord(record.__dict__))
-    assert main._WithoutTraceback(inner).format(record) == "ERROR it failed"
+    code = (
+        "import sys\n"
+        "import openhands.cli.main as m\n"
+        "assert 'litellm' not in sys.modules\n"
+        "thread = m.start_background_imports()\n"
+        "thread.join(300)\n"
+        "print(thread.name, thread.daemon, *(name in sys.modules for name in "
+        "('litellm', 'openhands.llm.llm', 'openhands.mcp.utils')))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=320
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["openhands-cli-preload", "True", "True", "True", "True"]

@@ -538,3 +538,28 @@ def test_settings_frame_with_a_base_url(
     assert "   Confirmation Mode:   Disabled" in lines
     assert "   Memory Condensation: Disabled" in lines
     assert "   Search API Key:      ********" in lines
+
+
+def test_agent_choices_keep_the_built_ins_next_to_a_custom_agent() -> None:
+    """A custom agent registered first (config.toml's, at start-up) must not hide the
+    built-in ones: a fresh process, where the agent hub is not imported yet."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from openhands.cli import settings\n"
+        "from openhands.controller.agent import Agent\n"
+        "assert 'openhands.agenthub' not in sys.modules\n"
+        "class MyAgent(Agent):\n"
+        "    def step(self, state):\n"
+        "        raise NotImplementedError\n"
+        "Agent.register('MyAgent', MyAgent)\n"
+        "agents = settings._registered_agents()\n"
+        "print(*(name in agents for name in ('MyAgent', 'CodeActAgent', 'ReadOnlyAgent')))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["True", "True", "True"]

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import shlex
 import shutil
 import subprocess
 import sys
+import sysconfig
 import types
 from pathlib import Path
 
 import pytest
 
+import openhands
 from openhands.cli import shell_config
 from openhands.cli.shell_config import (
     ALIAS_BLOCK_HEADER,
@@ -41,9 +44,48 @@ def manager(home: Path) -> ShellConfigManager:
     return created
 
 
-def test_default_command(manager: ShellConfigManager) -> None:
-    assert manager.command == "uvx --python 3.12 --from openhands-ai openhands"
+def _version_via_shell(command: str) -> str:
+    """What ``<command> --version`` prints when a POSIX shell runs it (as an alias would)."""
+    result = subprocess.run(
+        ["sh", "-c", f"{command} --version"], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+def test_default_command_starts_this_installation(manager: ShellConfigManager) -> None:
+    # The reference's aliases ran the published package through uvx; ours run this copy.
+    assert manager.command == DEFAULT_COMMAND
+    assert "uvx" not in DEFAULT_COMMAND and "openhands-ai" not in DEFAULT_COMMAND
+    script = Path(sysconfig.get_path("scripts")) / "openhands"
+    assert script.is_file(), "the suite runs from an installed environment"
+    assert shlex.quote(str(script)) == DEFAULT_COMMAND
+    assert _version_via_shell(DEFAULT_COMMAND) == f"OpenHands CLI version: {openhands.__version__}"
     assert ShellConfigManager("my cmd").command == "my cmd"
+
+
+def test_default_command_without_console_script_uses_this_interpreter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No ``openhands`` script next to the interpreter (e.g. a source checkout on PYTHONPATH).
+    monkeypatch.setattr(shell_config.sysconfig, "get_path", lambda name: str(tmp_path))
+    command = shell_config.this_installation_command()
+    assert command == f"{shlex.quote(sys.executable)} -m openhands.cli.entry"
+    assert _version_via_shell(command) == f"OpenHands CLI version: {openhands.__version__}"
+
+
+def test_default_command_quotes_a_folder_with_spaces(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scripts = tmp_path / "my env" / "bin"
+    scripts.mkdir(parents=True)
+    script = scripts / "openhands"
+    script.write_text('#!/bin/sh\necho "spaced $1"\n')
+    script.chmod(0o755)
+    monkeypatch.setattr(shell_config.sysconfig, "get_path", lambda name: str(scripts))
+    command = shell_config.this_installation_command()
+    assert command == shlex.quote(str(script))
+    assert _version_via_shell(command) == "spaced --version"
 
 
 @pytest.mark.parametrize(
@@ -222,6 +264,21 @@ def test_added_aliases_work_in_bash(manager: ShellConfigManager, home: Path) -> 
     assert result.stdout.splitlines() == ["hello from there", "hello from x"]
 
 
+def test_default_aliases_start_this_openhands(manager: ShellConfigManager, home: Path) -> None:
+    rc = home / ".bashrc"
+    manager.add_aliases(rc)
+
+    result = subprocess.run(
+        ["bash", "-c", f"shopt -s expand_aliases; source {rc}\noh --version\nopenhands -v"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    expected = f"OpenHands CLI version: {openhands.__version__}"
+    assert result.stdout.splitlines() == [expected, expected]
+
+
 def test_add_aliases_creates_missing_fish_config(manager: ShellConfigManager, home: Path) -> None:
     path = home / ".config" / "fish" / "config.fish"
     assert manager.add_aliases(path) is True
@@ -231,7 +288,7 @@ def test_add_aliases_creates_missing_fish_config(manager: ShellConfigManager, ho
 def test_add_aliases_for_csh_and_powershell(manager: ShellConfigManager, home: Path) -> None:
     cshrc = home / ".cshrc"
     manager.add_aliases(cshrc)
-    assert f"alias oh '{DEFAULT_COMMAND}'" in cshrc.read_text()
+    assert f"alias oh {shlex.quote(DEFAULT_COMMAND)}" in cshrc.read_text()
     assert manager.aliases_exist(cshrc)
 
     profile = home / "Documents" / "PowerShell" / "Microsoft.PowerShell_profile.ps1"

@@ -130,6 +130,7 @@ def test_json_formatter() -> None:
     assert payload["session_id"] == "abc"
 
 
+@pytest.mark.allow_skip_in_ci("the CI environment may turn LLM logging on")
 def test_llm_loggers_disabled_by_default() -> None:
     if os.environ.get("LOG_ALL_EVENTS") or os.environ.get("DEBUG_LLM"):
         pytest.skip("enabled by the environment")
@@ -139,7 +140,7 @@ def test_llm_loggers_disabled_by_default() -> None:
     assert llm_response_logger.name == "response"
 
 
-def _run_with_env(code: str, env: dict[str, str]) -> str:
+def _run_with_env(code: str, env: dict[str, str], stdin: str = "") -> str:
     clean = {
         k: v
         for k, v in os.environ.items()
@@ -157,6 +158,7 @@ def _run_with_env(code: str, env: dict[str, str]) -> str:
     result = subprocess.run(
         [sys.executable, "-c", code],
         env={**clean, **env},
+        input=stdin,
         capture_output=True,
         text=True,
         check=True,
@@ -197,3 +199,28 @@ def test_llm_loggers_enabled_by_env() -> None:
     code = "from openhands.core.logger import llm_prompt_logger as p; print(p.disabled)"
     assert _run_with_env(code, {"LOG_ALL_EVENTS": "true"}).strip().endswith("False")
     assert _run_with_env(code, {"DEBUG_LLM": "1"}).strip().endswith("False")
+
+
+LITELLM_SWITCHES = (
+    "import litellm\n"
+    "import openhands.core.logger\n"
+    "print('SWITCHES', litellm.suppress_debug_info, litellm.set_verbose)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("env", "answer", "suppressed", "verbose", "asked"),
+    [
+        ({}, "", True, False, False),
+        ({"DEBUG_LLM": "true"}, "y\n", False, True, True),
+        ({"DEBUG_LLM": "true"}, "n\n", True, False, True),
+        ({"DEBUG_LLM": "true"}, "", True, False, True),  # no stdin answer counts as no
+    ],
+)
+def test_debug_llm_asks_before_litellm_logs_verbosely(
+    env: dict[str, str], answer: str, suppressed: bool, verbose: bool, asked: bool
+) -> None:
+    output = _run_with_env(LITELLM_SWITCHES, env, stdin=answer)
+    assert f"SWITCHES {suppressed} {verbose}" in output
+    assert ("Type 'y' to go ahead" in output) is asked
+    assert ("DEBUG_LLM disabled: it was not confirmed" in output) is (asked and not verbose)

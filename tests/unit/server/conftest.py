@@ -124,7 +124,11 @@ class _QuietServer(uvicorn.Server):
 @contextlib.asynccontextmanager
 async def serve(asgi_app: Any) -> AsyncIterator[str]:
     """Run ``asgi_app`` under uvicorn on 127.0.0.1 (random port) in this event loop."""
-    config = uvicorn.Config(asgi_app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
+    # log_config=None: uvicorn's default logging setup (dictConfig) would re-enable every
+    # logger this process disabled (the LLM prompt/response loggers), for later tests too.
+    config = uvicorn.Config(
+        asgi_app, host="127.0.0.1", port=0, log_level="warning", lifespan="on", log_config=None
+    )
     server = _QuietServer(config)
     task = asyncio.create_task(server.serve())
     while not server.started:

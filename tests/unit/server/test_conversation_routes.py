@@ -89,13 +89,21 @@ async def test_create_starts_a_conversation(harness) -> None:
     assert info["session_api_key"] is None
     assert info["num_connections"] == 0
     # The initial message went into the stream and the echo controller answered it.
-    for _ in range(100):
-        events = (
-            await harness.client.get(f"/api/conversations/{conversation_id}/events?limit=100")
-        ).json()["events"]
-        if any(e.get("message") == "echo: hello there" for e in events):
-            break
-        await asyncio.sleep(0.02)
+    events: list[dict[str, Any]] = []
+
+    async def echoed() -> bool:
+        nonlocal events
+        url = f"/api/conversations/{conversation_id}/events?limit=100"
+        events = (await harness.client.get(url)).json()["events"]
+        return any(
+            e["source"] == "agent" and e.get("message") == "echo: hello there" for e in events
+        )
+
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 30.0
+    while not await echoed():
+        assert loop.time() < deadline, f"no echo of the initial message in {events}"
+        await asyncio.sleep(0.05)
     kinds = [(e["source"], e.get("action") or e.get("observation")) for e in events]
     assert kinds[0] == ("environment", "agent_state_changed")
     assert ("user", "message") in kinds

@@ -3,6 +3,7 @@ LocalRuntime (a local action execution server), with a tiny scripted agent."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 from collections.abc import AsyncIterator
@@ -21,7 +22,6 @@ from openhands.server.app import create_app
 from openhands.server.server_config import ServerConfig
 from tests.unit.server.conftest import Harness, serve
 from tests.unit.server.socket_client import Recorder
-from tests.unit.server.test_conversation_routes import wait_running
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="LocalRuntime needs tmux")
 
@@ -56,18 +56,26 @@ async def real_server(tmp_path: Path, monkeypatch) -> AsyncIterator[tuple[Harnes
         yield Harness(app, client, workspace), url
 
 
+async def wait_running_within(harness: Harness, conversation_id: str, timeout: float) -> None:
+    """Poll until the conversation is RUNNING with a ready runtime; fail after ``timeout``."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        info = (await harness.client.get(f"/api/conversations/{conversation_id}")).json()
+        if info["status"] == "RUNNING" and info["runtime_status"] == "STATUS$READY":
+            return
+        assert loop.time() < deadline, f"{conversation_id} never became RUNNING: {info}"
+        await asyncio.sleep(0.1)
+
+
 async def test_conversation_over_the_real_stack(real_server) -> None:
     harness, url = real_server
     await harness.store_settings(agent="ServerEchoAgent", enable_default_condenser=False)
     (harness.workspace / "readme.md").write_text("hello")
     created = await harness.client.post("/api/conversations", json={})
     conversation_id = created.json()["conversation_id"]
-    for _ in range(30):  # the local action server takes a few seconds to come up
-        try:
-            await wait_running(harness, conversation_id)
-            break
-        except AssertionError:
-            continue
+    # The local action server takes seconds to come up (more on a busy machine).
+    await wait_running_within(harness, conversation_id, timeout=120.0)
     client = Recorder()
     try:
         await client.connect(url, conversation_id=conversation_id)
