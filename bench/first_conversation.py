@@ -21,13 +21,19 @@ Every number comes from a real uvicorn process started for it (``ServerProcess``
 ``OPENHANDS_WARMUP=false`` in the environment turns the server's background warm-up off
 (the state before it existed), for a before/after comparison.
 
-Run: `python bench/first_conversation.py` (part of `make bench`).
+- the warm pool (issue 23): `POST /api/conversations` → sandbox ready and → the first
+  command observation (p50 of 10, the scripted agent runs one command at once), Docker with
+  a pool of 1 (each run waits for the refill first) and with none; the memory of one idle
+  pool sandbox. ``--pool`` runs only this part.
+
+Run: `python bench/first_conversation.py [--pool]` (part of `make bench`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -51,7 +57,7 @@ from openhands.storage.conversation.file_conversation_store import FileConversat
 from openhands.storage.data_models.conversation_metadata import ConversationMetadata
 from openhands.storage.local import LocalFileStore
 from tests.server.server_process import ServerProcess, config_toml
-from tests.support.scripted_llm import ScriptedLLMServer, text
+from tests.support.scripted_llm import ScriptedLLMServer, text, tool_call
 
 TARGETS = {"models_ms": 200.0, "first_message_s": 5.0}
 MODELS_AFTER_ALIVE_S = 10.0
@@ -179,6 +185,113 @@ def first_message() -> tuple[float, float, float] | None:
     return at_alive, later, second
 
 
+# --- warm pool (issue 23) ------------------------------------------------------------------
+
+POOL_RUNS = 10
+
+
+def _command_agent(body: dict[str, Any]) -> Any:
+    """Title requests get a title; the first turn runs one command; then the agent stops."""
+    if not body.get("tools"):
+        return text("Pool run")
+    messages = body.get("messages") or []
+    if messages and messages[-1].get("role") == "tool":
+        return text("done")
+    return tool_call("execute_bash", {"command": "echo warm", "security_risk": "LOW"})
+
+
+async def _pool_run(server: ServerProcess) -> tuple[float, float]:
+    """(POST /api/conversations → runtime ready, → first command observation), seconds."""
+    async with httpx.AsyncClient(base_url=server.url, timeout=300) as http:
+        started = time.perf_counter()
+        created = await http.post("/api/conversations", json={"initial_user_msg": "go"})
+        created.raise_for_status()
+        sid = created.json()["conversation_id"]
+        ready = observed = None
+        deadline = time.monotonic() + 300
+        while observed is None and time.monotonic() < deadline:
+            if ready is None:
+                info = (await http.get(f"/api/conversations/{sid}")).json()
+                if info.get("runtime_status") == "STATUS$READY":
+                    ready = time.perf_counter() - started
+            events = (await http.get(f"/api/conversations/{sid}/events")).json()["events"]
+            if any(e.get("observation") == "run" for e in events):
+                observed = time.perf_counter() - started
+                ready = ready if ready is not None else observed
+            await asyncio.sleep(0.01)  # a 10 ms polling step bounds the error
+        if ready is None or observed is None:
+            raise TimeoutError("the conversation did not run its command")
+        await http.delete(f"/api/conversations/{sid}")
+    return ready, observed
+
+
+def _wait_pool_ready(server: ServerProcess, count: int) -> None:
+    deadline = time.monotonic() + 300
+    ready = re.compile(r"Warm pool: openhands-pool-\w+ ready")
+    while len(ready.findall(server.log_path.read_text(errors="replace"))) < count:
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the warm pool did not fill:\n{server.log_tail(80, access=False)}")
+        time.sleep(0.1)
+
+
+def pool_table() -> dict[str, tuple[float, float]] | None:
+    """p50 (ready s, first observation s) for Docker with a warm pool of 1 and with none."""
+    if not _docker_available():
+        return None
+    results: dict[str, tuple[float, float]] = {}
+    with ScriptedLLMServer([], fallback=_command_agent) as llm:
+        for label, size in (("Docker, pool 1", 1), ("Docker, no pool", 0)):
+            with tempfile.TemporaryDirectory() as tmp:
+                root = Path(tmp)
+                config = config_toml(root, runtime="docker")
+                env = {**_env(), "SANDBOX_WARM_POOL_SIZE": str(size)}
+                with ServerProcess(root, config=config, env=env) as server:
+                    with httpx.Client(base_url=server.url, timeout=60) as client:
+                        settings = {
+                            "llm_model": "openai/test-model",
+                            "llm_base_url": llm.base_url,
+                            "llm_api_key": "bench",
+                            "agent": "CodeActAgent",
+                            "enable_default_condenser": False,
+                        }
+                        client.post("/api/settings", json=settings).raise_for_status()
+                    asyncio.run(_pool_run(server))  # builds the image if missing; not counted
+                    runs = []
+                    for index in range(POOL_RUNS):
+                        if size:
+                            # Each run claims a ready sandbox: wait for the refill first.
+                            _wait_pool_ready(server, index + 2)
+                        runs.append(asyncio.run(_pool_run(server)))
+            results[label] = (
+                statistics.median(r[0] for r in runs),
+                statistics.median(r[1] for r in runs),
+            )
+    return results
+
+
+def idle_pool_memory_mib() -> float | None:
+    """Memory of one idle warm-pool sandbox (docker stats), MiB."""
+    if not _docker_available():
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        config = config_toml(root, runtime="docker")
+        env = {**_env(), "SANDBOX_WARM_POOL_SIZE": "1"}
+        with ServerProcess(root, config=config, env=env) as server:
+            _wait_pool_ready(server, 1)
+            time.sleep(5)  # let the idle sandbox settle before it is measured (not a sync)
+            names = subprocess.run(
+                ["docker", "ps", "--filter", "name=openhands-pool-", "--format", "{{.Names}}"],
+                capture_output=True, text=True, check=True,
+            ).stdout.split()  # fmt: skip
+            usage = subprocess.run(
+                ["docker", "stats", "--no-stream", "--format", "{{.MemUsage}}", *names],
+                capture_output=True, text=True, check=True,
+            ).stdout.split("/")[0].strip()  # fmt: skip
+    value = float(usage.rstrip("GiMBk"))
+    return value * 1024 if usage.endswith("GiB") else value
+
+
 # --- replay ------------------------------------------------------------------------------
 
 
@@ -289,9 +402,30 @@ def main() -> None:
             f"    started right at /alive: {at_alive:6.2f} s; the next conversation on a"
             f" server: {second:6.2f} s"
         )
+    table = pool_table()
+    if table is None:
+        print("  warm pool: skipped (no Docker engine)")
+    else:
+        print(f"  POST /api/conversations → (p50 of {POOL_RUNS}, instant scripted LLM):")
+        for label, (ready, observed) in table.items():
+            print(
+                f"    {label:16s} ready {ready * 1000:7.0f} ms,"
+                f" first command observation {observed * 1000:7.0f} ms"
+            )
+        memory = idle_pool_memory_mib()
+        if memory is not None:
+            print(f"  one idle warm-pool sandbox: {memory:.0f} MiB (docker stats)")
     load = " ".join(f"{value:.2f}" for value in os.getloadavg())
     print(f"  load average at the end: {load} (other work on the machine skews the numbers)")
 
 
 if __name__ == "__main__":
-    main()
+    if "--pool" in sys.argv[1:]:
+        table = pool_table() or {}
+        for label, (ready, observed) in table.items():
+            print(
+                f"{label:16s} ready {ready * 1000:7.0f} ms, first observation {observed * 1000:7.0f} ms"
+            )
+        print(f"idle pool sandbox: {idle_pool_memory_mib()} MiB")
+    else:
+        main()

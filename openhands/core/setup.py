@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import TYPE_CHECKING, TypeAlias, TypeVar
 
 from openhands.controller.state.state import State
 from openhands.core.config import OpenHandsConfig
@@ -30,9 +31,15 @@ if TYPE_CHECKING:
     from openhands.llm.llm_registry import LLMRegistry
     from openhands.memory.memory import Memory
     from openhands.runtime.base import Runtime
+    from openhands.runtime.impl.docker.sandboxes import DockerSandboxes
     from openhands.security.analyzer import SecurityAnalyzer
 
 _T = TypeVar("_T")
+
+# Git provider tokens in either shape callers hold them: the reference's ProviderType →
+# ProviderToken mapping (what `get_provider_tokens` and the server's secrets give) or the
+# runtime's own `{"github": "<token>"}`.
+GitProviderTokens: TypeAlias = "PROVIDER_TOKEN_TYPE | Mapping[str, str]"
 
 
 def generate_sid(config: OpenHandsConfig, session_name: str | None = None) -> str:
@@ -89,6 +96,9 @@ class ConversationBuilder:
         self.security_analyzer: SecurityAnalyzer | None = None
         self.controller: AgentController | None = None
         self.initial_state: State | None = None
+        # The server's Docker sandbox services (warm pool, owner label, deletes); only a
+        # DockerRuntime takes them.
+        self.docker_sandboxes: DockerSandboxes | None = None
 
     @property
     def file_store(self) -> FileStore:
@@ -131,7 +141,7 @@ class ConversationBuilder:
         self,
         *,
         env_vars: dict[str, str] | None = None,
-        git_provider_tokens: dict[str, str] | None = None,
+        git_provider_tokens: GitProviderTokens | None = None,
     ) -> Runtime:
         """An unconnected runtime of the configured kind, subscribed to the stream.
 
@@ -149,6 +159,12 @@ class ConversationBuilder:
             agent_cls = AgentBase.get_cls(self.agent_name)
         runtime_cls = get_runtime_cls(self.config.runtime)
         logger.debug("Creating %s for conversation %s", runtime_cls.__name__, self.sid)
+        extra: dict[str, DockerSandboxes] = {}
+        if self.docker_sandboxes is not None:
+            from openhands.runtime.impl.docker.docker_runtime import DockerRuntime
+
+            if issubclass(runtime_cls, DockerRuntime):
+                extra["sandboxes"] = self.docker_sandboxes
         self.runtime = runtime_cls(
             config=self.config,
             event_stream=self.event_stream,
@@ -156,11 +172,12 @@ class ConversationBuilder:
             sid=self.sid,
             plugins=list(agent_cls.sandbox_plugins),
             headless_mode=self.headless_mode,
-            git_provider_tokens=git_provider_tokens,
+            git_provider_tokens=provider_token_strings(git_provider_tokens),
             status_callback=self.status_callback,
             attach_to_existing=False,
             env_vars=env_vars,
             user_id=self.user_id,
+            **extra,
         )
         return self.runtime
 
@@ -169,12 +186,20 @@ class ConversationBuilder:
         selected_repository: str | None = None,
         selected_branch: str | None = None,
         repo_url: str | None = None,
-        git_provider_tokens: dict[str, str] | None = None,
+        git_provider_tokens: GitProviderTokens | None = None,
     ) -> str | None:
-        """Clone (or init) the workspace repository, then run its setup script and git hooks."""
+        """Clone (or init) the workspace repository, then run its setup script and git hooks.
+
+        Without ``repo_url`` the clone URL is asked from the git provider with the tokens
+        (given, else the runtime's), as the reference's runtime did."""
         runtime = self._require(self.runtime, "runtime")
+        tokens = provider_tokens_by_type(
+            git_provider_tokens if git_provider_tokens is not None else runtime.git_provider_tokens
+        )
+        if selected_repository and repo_url is None:
+            repo_url = authenticated_clone_url(selected_repository, tokens)
         directory = runtime.clone_or_init_repo(
-            git_provider_tokens if git_provider_tokens is not None else runtime.git_provider_tokens,
+            provider_token_strings(tokens),
             selected_repository,
             selected_branch,
             repo_url=repo_url,
@@ -314,7 +339,7 @@ def create_runtime(
     sid: str | None = None,
     headless_mode: bool = True,
     agent: Agent | None = None,
-    git_provider_tokens: dict[str, str] | None = None,
+    git_provider_tokens: GitProviderTokens | None = None,
     event_stream: EventStream | None = None,
     status_callback: Callable[..., None] | None = None,
 ) -> Runtime:
@@ -357,16 +382,77 @@ def get_provider_tokens() -> PROVIDER_TOKEN_TYPE | None:
     return MappingProxyType(tokens) if tokens else None
 
 
+def provider_token_strings(tokens: GitProviderTokens | None) -> dict[str, str]:
+    """Tokens as the runtime takes them, ``{"github": "<token>"}``: the one conversion from
+    ProviderType → ProviderToken. Providers without a token are left out."""
+    strings: dict[str, str] = {}
+    for provider, token in (tokens or {}).items():
+        secret = token if isinstance(token, str) else _secret_of(token)
+        if secret:
+            strings[str(getattr(provider, "value", provider)).lower()] = secret
+    return strings
+
+
+def provider_tokens_by_type(tokens: GitProviderTokens | None) -> PROVIDER_TOKEN_TYPE:
+    """The reference's shape of ``tokens``; ProviderTokens (and their hosts) pass unchanged."""
+    from pydantic import SecretStr
+
+    from openhands.integrations.provider import ProviderToken
+    from openhands.integrations.service_types import ProviderType
+
+    by_type: dict[ProviderType, ProviderToken] = {}
+    for provider, token in (tokens or {}).items():
+        try:
+            kind = ProviderType(str(getattr(provider, "value", provider)).lower())
+        except ValueError:
+            logger.warning("Ignoring the token of unknown git provider %r", provider)
+            continue
+        if isinstance(token, ProviderToken):
+            by_type[kind] = token
+        elif isinstance(token, str) and token:
+            by_type[kind] = ProviderToken(token=SecretStr(token))
+    return MappingProxyType(by_type)
+
+
+def _secret_of(token: object) -> str:
+    secret = getattr(token, "token", None)
+    return secret.get_secret_value() if secret is not None else ""
+
+
+def authenticated_clone_url(repository: str, tokens: PROVIDER_TOKEN_TYPE) -> str:
+    """The https clone URL of ``repository`` with the credentials of the provider hosting it
+    (found through the providers' APIs, honouring a token's self-hosted ``host``); the plain
+    github.com URL when there are no tokens, for a public repository."""
+    if not any(_secret_of(token) for token in tokens.values()):
+        return f"https://github.com/{repository}.git"
+    from openhands.integrations.provider import ProviderHandler
+    from openhands.utils.async_utils import call_async_from_sync
+
+    handler = ProviderHandler(provider_tokens=tokens)
+    url: str = call_async_from_sync(handler.get_authenticated_git_url, 60, repository)
+    return url
+
+
 def initialize_repository_for_runtime(
     runtime: Runtime,
     selected_repository: str | None = None,
     selected_branch: str | None = None,
     repo_url: str | None = None,
+    *,
+    immutable_provider_tokens: GitProviderTokens | None = None,
 ) -> str | None:
-    """Clone (or init) the workspace repository, then run its setup script and git hooks."""
+    """Clone (or init) the workspace repository, then run its setup script and git hooks.
+
+    The clone's tokens: ``immutable_provider_tokens``, else the runtime's, else those of the
+    environment (``get_provider_tokens``), as in the reference's headless runs."""
     builder = ConversationBuilder(runtime.config, runtime.sid, event_stream=runtime.event_stream)
     builder.runtime = runtime
-    return builder.initialize_repository(selected_repository, selected_branch, repo_url)
+    tokens: GitProviderTokens | None = (
+        immutable_provider_tokens or runtime.git_provider_tokens or get_provider_tokens()
+    )
+    return builder.initialize_repository(
+        selected_repository, selected_branch, repo_url, git_provider_tokens=tokens
+    )
 
 
 def create_memory(

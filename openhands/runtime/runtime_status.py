@@ -7,6 +7,10 @@ class RuntimeStatus(str, Enum):
     STOPPED = "STATUS$STOPPED"
     BUILDING_RUNTIME = "STATUS$BUILDING_RUNTIME"
     STARTING_RUNTIME = "STATUS$STARTING_RUNTIME"
+    # Not in 0.59: a new conversation took an idle sandbox of the warm pool, or a stored
+    # conversation's own stopped sandbox is being started again.
+    CLAIMING_WARM_RUNTIME = "STATUS$CLAIMING_WARM_RUNTIME"
+    RESTARTING_RUNTIME = "STATUS$RESTARTING_RUNTIME"
     RUNTIME_STARTED = "STATUS$RUNTIME_STARTED"
     SETTING_UP_WORKSPACE = "STATUS$SETTING_UP_WORKSPACE"
     SETTING_UP_GIT_HOOKS = "STATUS$SETTING_UP_GIT_HOOKS"

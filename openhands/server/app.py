@@ -37,6 +37,11 @@ from openhands.server.app_services import (
 )
 from openhands.server.cluster_forwarding import ConversationForwardingMiddleware
 from openhands.server.conversation_manager.conversation_manager import ConversationManager
+from openhands.server.docker_sandboxes import (
+    close_docker_sandboxes,
+    start_docker_sandboxes,
+    wants_docker_sandboxes,
+)
 from openhands.server.errors import install_error_handlers
 from openhands.server.exposure import host_network_refusal
 from openhands.server.listen_socket import register_socket_handlers
@@ -220,14 +225,25 @@ def create_app(
             from openhands.server.warmup import start_warmup
 
             start_warmup(app_config)
-        async with manager:
-            push_running(services)
-            try:
-                yield
-            finally:
-                pop_running(services)
-                # Stop taking tool calls before the conversations go away.
-                await mcp_app.aclose()
+        sandboxes = None
+        if wants_docker_sandboxes(manager, app_config):
+            # Warm pool and the clean-up after earlier processes (in the background).
+            sandboxes = await start_docker_sandboxes(
+                app_config, manager, services.file_store, services.conversation_store
+            )
+        try:
+            async with manager:
+                push_running(services)
+                try:
+                    yield
+                finally:
+                    pop_running(services)
+                    # Stop taking tool calls before the conversations go away.
+                    await mcp_app.aclose()
+        finally:
+            if sandboxes is not None:
+                # After the conversations closed: the pool's idle sandboxes go too.
+                await close_docker_sandboxes(*sandboxes)
         if "openhands.storage.sql.database" in sys.modules:  # only when SQL stores were used
             from openhands.storage.sql.database import dispose_database
 

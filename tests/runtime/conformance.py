@@ -182,10 +182,12 @@ def open_sandbox(
     watch_boot: bool = False,
     remove: bool = True,
     plugins: list[Any] | None = None,
+    warm_pool: bool = False,
 ) -> Iterator[Sandbox]:
     """A connected runtime of ``kind``; torn down (container removed) on exit.
 
-    ``plugins`` defaults to AgentSkills and Jupyter, as the app starts them."""
+    ``plugins`` defaults to AgentSkills and Jupyter, as the app starts them. ``warm_pool``
+    (Docker): the runtime claims its sandbox from a warm pool of one, made ready first."""
     if kind == "docker":
         require_docker()
     sid = sid or f"test-{secrets.token_hex(4)}"
@@ -211,7 +213,9 @@ def open_sandbox(
         env["HOME"] = home = temp_home
     user, uid = ("openhands", 1000) if kind == "docker" else (getpass.getuser(), os.getuid())
 
+    services = _ready_pool(config, plugins, env) if warm_pool and kind == "docker" else None
     with patched_environ(env):
+        extra = {"sandboxes": services} if services is not None else {}
         runtime = get_runtime_cls(kind)(
             config,
             stream,
@@ -219,6 +223,7 @@ def open_sandbox(
             plugins=plugins,
             headless_mode=True,
             status_callback=on_status,
+            **extra,
         )
         assert isinstance(runtime, ActionExecutionClient)
         sandbox = Sandbox(kind, runtime, stream, statuses, user, uid, home, status_log=status_log)
@@ -228,17 +233,40 @@ def open_sandbox(
             else:
                 asyncio.run(runtime.connect())
         except BaseException:
-            _teardown(sandbox, remove, temp_home)
+            _teardown(sandbox, remove, temp_home, services)
             raise
+    if services is not None:
+        assert getattr(runtime, "sandbox_origin", None) == "claimed", "the warm pool missed"
     try:
         yield sandbox
     finally:
-        _teardown(sandbox, remove, temp_home)
+        _teardown(sandbox, remove, temp_home, services)
 
 
-def _teardown(sandbox: Sandbox, remove: bool, temp_home: str | None) -> None:
+def _ready_pool(config: OpenHandsConfig, plugins: list[Any], env: dict[str, str]) -> Any:
+    """Docker sandbox services with a pool of one sandbox for exactly this runtime, ready."""
+    from openhands.runtime.builder.docker import docker_client
+    from openhands.runtime.impl.docker.sandboxes import DockerSandboxes
+    from openhands.runtime.utils.command import plugin_names
+
+    with patched_environ(env):  # the pool reads SANDBOX_ENV_* as the runtime does
+        services = DockerSandboxes(
+            config,
+            f"conformance-{secrets.token_hex(6)}",
+            docker_client,
+            pool_size=1,
+            plugins=tuple(plugin_names(plugins)),
+        )
+        services.start()
+        assert services.pool is not None and services.pool.wait_ready(1, 600)
+    return services
+
+
+def _teardown(sandbox: Sandbox, remove: bool, temp_home: str | None, services: Any = None) -> None:
     try:
         sandbox.runtime.close()
+        if services is not None:
+            services.close()
     finally:
         if sandbox.kind == "docker" and remove:
             remove_container(sandbox.container_name)

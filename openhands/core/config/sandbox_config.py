@@ -79,6 +79,13 @@ class SandboxConfig(BaseModel):
     cpu_count: float = Field(
         default=2.0, description="CPUs the container may use (capped to the host's); 0 = none."
     )
+    # --- Docker warm pool (not in the reference): idle sandboxes the server keeps started
+    warm_pool_size: int = Field(
+        default=0,
+        ge=0,
+        le=64,
+        description="Idle Docker sandboxes the server keeps ready for new conversations; 0 = none.",
+    )
 
     @field_validator("base_container_image", mode="before")
     @classmethod

@@ -119,10 +119,13 @@ def create_app(settings: ServiceSettings) -> FastAPI:
         store = StateStore(Redis.from_url(settings.redis_url), settings.namespace)
         await store.ping()
         pool = EnginePool(settings.engines, settings.tls_cert_path)
-        sandboxes = SandboxService(store, pool, settings.publish_host, settings.limits)
+        sandboxes = SandboxService(
+            store, pool, settings.publish_host, settings.limits, settings.warm_pool_size
+        )
         builds = BuildService(store, pool)
         await builds.reconcile()
-        await sandboxes.reconcile()
+        await sandboxes.reconcile()  # also removes the warm sandboxes of an earlier run
+        sandboxes.warm.start()
         app.state.services = Services(sandboxes, builds, settings.registry_prefix)
         try:
             yield

@@ -67,6 +67,8 @@ class ContainerSpec:
     pids_limit: int
     cap_add: tuple[str, ...] = ()
     runtime: str | None = None
+    # Docker's CPU weight (None: the engine's default); warm-pool sandboxes start low.
+    cpu_shares: int | None = None
 
 
 @dataclass(frozen=True)
@@ -285,6 +287,9 @@ class EnginePool:
                     cap_drop=["ALL"],
                     cap_add=list(spec.cap_add),
                     runtime=spec.runtime,
+                    cpu_shares=spec.cpu_shares,
+                    # PID 1 is Docker's init: it reaps the orphans of the agent's commands.
+                    init=True,
                     detach=True,
                 )
                 try:
@@ -300,6 +305,11 @@ class EnginePool:
             raise last
 
         return await self._call(engine, run)
+
+    async def update_cpu_shares(self, engine: str, container_id: str, shares: int) -> None:
+        await self._call(
+            engine, lambda e: e.client.containers.get(container_id).update(cpu_shares=shares)
+        )
 
     async def state(self, engine: str, container_id: str) -> ContainerState:
         def inspect(e: Engine) -> ContainerState:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import httpx
 
@@ -26,6 +26,7 @@ from openhands.runtime.remote_api.engines import (
 from openhands.runtime.remote_api.errors import EngineError, RuntimeConflict, UnknownRuntime
 from openhands.runtime.remote_api.models import PodStatus, SandboxStatus, StartRequest
 from openhands.runtime.remote_api.store import SandboxRecord, StateStore
+from openhands.runtime.remote_api.warm_pool import WarmPool
 
 CONTAINER_NAME_PREFIX = "openhands-sandbox-"
 ALIVE_TIMEOUT_SECONDS = 3.0
@@ -69,6 +70,7 @@ class SandboxService:
         pool: EnginePool,
         publish_host: str = "127.0.0.1",
         limits: Limits | None = None,
+        warm_pool_size: int = 0,
     ) -> None:
         self._store = store
         self._pool = pool
@@ -77,8 +79,10 @@ class SandboxService:
         self._placement = asyncio.Lock()
         self._session_locks: dict[str, asyncio.Lock] = {}
         self._http = httpx.AsyncClient(timeout=ALIVE_TIMEOUT_SECONDS)
+        self.warm = WarmPool(pool, warm_pool_size, store.namespace, self._spec, publish_host)
 
     async def aclose(self) -> None:
+        await self.warm.aclose()
         await self._http.aclose()
 
     def _lock(self, session_id: str) -> asyncio.Lock:
@@ -101,6 +105,21 @@ class SandboxService:
             return await self._create(request)
 
     async def _create(self, request: StartRequest) -> SandboxRecord:
+        claimed = await self.warm.claim(request, await self._engines_by_load())
+        if claimed is not None:
+            record = SandboxRecord(
+                runtime_id=claimed.runtime_id,
+                session_id=request.session_id,
+                engine=claimed.engine,
+                image=request.image,
+                status=SandboxStatus.RUNNING,
+                session_api_key=claimed.session_api_key,
+                container_id=claimed.container_id,
+                host_port=claimed.host_port,
+                url=claimed.url,
+            )
+            await self._store.save(record)
+            return record
         async with self._placement:
             record = SandboxRecord(
                 runtime_id=secrets.token_hex(8),
@@ -119,7 +138,10 @@ class SandboxService:
         )
         try:
             await self._pool.ensure_image(record.engine, request.image)
-            container_id, port = await self._pool.create(record.engine, self._spec(record, request))
+            assert record.session_api_key is not None
+            spec = self._spec(record.runtime_id, request, record.session_api_key)
+            spec = replace(spec, labels={**spec.labels, LABEL_SESSION_ID: record.session_id})
+            container_id, port = await self._pool.create(record.engine, spec)
         except BaseException as exc:
             # Whatever went wrong, the record must not keep counting as a live sandbox.
             record.status, record.session_api_key = SandboxStatus.FAILED, None
@@ -131,6 +153,14 @@ class SandboxService:
         record.status = SandboxStatus.RUNNING
         await self._store.save(record)
         return record
+
+    async def _engines_by_load(self) -> list[str]:
+        load = Counter(
+            record.engine
+            for record in await self._store.live()
+            if record.engine in self._pool.engines
+        )
+        return sorted(self._pool.names, key=lambda name: (load[name], name))
 
     async def _least_loaded(self) -> str:
         """The engine with the fewest live sandboxes among those that answer now: a dead
@@ -145,25 +175,20 @@ class SandboxService:
                 return name
         raise EngineError("No Docker engine of the pool answers")
 
-    def _spec(self, record: SandboxRecord, request: StartRequest) -> ContainerSpec:
-        assert record.session_api_key is not None
+    def _spec(self, runtime_id: str, request: StartRequest, session_api_key: str) -> ContainerSpec:
         factor = request.resource_factor
         return ContainerSpec(
-            name=f"{CONTAINER_NAME_PREFIX}{record.runtime_id}",
+            name=f"{CONTAINER_NAME_PREFIX}{runtime_id}",
             image=request.image,
             command=request.command,
             # The server reads its key from SESSION_API_KEY; the caller cannot replace it.
             environment={
                 **request.environment,
                 "PYTHONUNBUFFERED": "1",
-                "SESSION_API_KEY": record.session_api_key,
+                "SESSION_API_KEY": session_api_key,
             },
             working_dir=request.working_dir,
-            labels={
-                LABEL_NAMESPACE: self._store.namespace,
-                LABEL_RUNTIME_ID: record.runtime_id,
-                LABEL_SESSION_ID: record.session_id,
-            },
+            labels={LABEL_NAMESPACE: self._store.namespace, LABEL_RUNTIME_ID: runtime_id},
             publish_host=self._publish_host,
             memory_bytes=self._limits.memory_bytes * factor,
             cpus=self._limits.cpus * factor,

@@ -29,6 +29,8 @@ class ServiceSettings:
     port: int = 8000
     # The TLS files of the tcp:// engines (engine_tls.py); unix:// engines need none.
     tls_cert_path: Path | None = None
+    # Idle sandboxes kept started on every engine (warm_pool.py); 0 = none.
+    warm_pool_size: int = 0
 
 
 def parse_settings(
@@ -74,7 +76,13 @@ def parse_settings(
         "--cpus", type=float, default=float(default("CPUS", "2") or 2),
         help="CPUs per unit of resource_factor (capped to the engine's)",
     )  # fmt: skip
+    parser.add_argument(
+        "--warm-pool-size", type=int, default=int(default("WARM_POOL_SIZE", "0") or 0),
+        help="idle sandboxes kept started per engine, of the latest /start's kind (0 = none)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
+    if not 0 <= args.warm_pool_size <= 64:
+        parser.error("--warm-pool-size must be between 0 and 64")
 
     if args.api_key_file:
         api_key = Path(args.api_key_file).read_text().strip()
@@ -102,4 +110,5 @@ def parse_settings(
         host=args.host,
         port=args.port,
         tls_cert_path=tls_cert_path,
+        warm_pool_size=args.warm_pool_size,
     )

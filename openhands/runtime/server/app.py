@@ -29,6 +29,7 @@ from openhands.runtime.server.file_transfer import (
     zip_path,
 )
 from openhands.runtime.server.mcp_proxy import MCPProxyRoutes, MCPProxyState
+from openhands.runtime.server.session_key import KeyRotationError, SessionKey
 from openhands.runtime.server.system_info import server_info
 
 OPEN_PATHS = frozenset({"/alive", "/server_info"})
@@ -39,17 +40,23 @@ class ActionRequest(BaseModel):
     action: dict[str, Any] = Field(description="The action in its event_to_dict form")
 
 
+class RotateKeyRequest(BaseModel):
+    session_api_key: str = Field(description="The key to require from now on")
+
+
 class SessionKeyMiddleware:
     """403 for every path but /alive and /server_info unless the session key matches."""
 
-    def __init__(self, app: ASGIApp, api_key: str | None) -> None:
+    def __init__(
+        self, app: ASGIApp, api_key: str | None = None, key: SessionKey | None = None
+    ) -> None:
         self.app = app
-        self.api_key = api_key.encode() if api_key else None
+        self.key = key if key is not None else SessionKey(api_key)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if self.api_key and scope["type"] == "http" and scope["path"] not in OPEN_PATHS:
+        if self.key.required and scope["type"] == "http" and scope["path"] not in OPEN_PATHS:
             sent = dict(scope.get("headers") or []).get(API_KEY_HEADER)
-            if sent != self.api_key:
+            if not self.key.matches(sent):
                 response = JSONResponse({"detail": "Invalid API Key"}, status_code=403)
                 await response(scope, receive, send)
                 return
@@ -58,6 +65,9 @@ class SessionKeyMiddleware:
 
 def create_app(executor: ActionExecutor) -> FastAPI:
     mcp_proxy = MCPProxyState()
+    session_key = SessionKey(
+        executor.options.session_api_key, executor.options.session_api_key_file
+    )
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -69,7 +79,7 @@ def create_app(executor: ActionExecutor) -> FastAPI:
     app = FastAPI(title="OpenHands action execution server", lifespan=lifespan)
     # Added first, so it sits inside the session key check.
     app.add_middleware(MCPProxyRoutes, state=mcp_proxy)
-    app.add_middleware(SessionKeyMiddleware, api_key=executor.options.session_api_key)
+    app.add_middleware(SessionKeyMiddleware, key=session_key)
 
     @app.get("/alive")
     async def alive() -> dict[str, str]:
@@ -78,6 +88,17 @@ def create_app(executor: ActionExecutor) -> FastAPI:
     @app.get("/server_info")
     async def get_server_info() -> dict[str, Any]:
         return server_info(executor.started_at, executor.last_execution_at)
+
+    @app.post("/session_api_key")
+    async def rotate_session_key(body: RotateKeyRequest) -> JSONResponse:
+        # The middleware already checked the current key: only its holder (the warm pool
+        # handing this sandbox to a conversation) can replace it.
+        try:
+            session_key.rotate(body.session_api_key)
+        except KeyRotationError as exc:
+            return JSONResponse({"detail": str(exc)}, status_code=400)
+        logger.info("Session API key replaced")
+        return JSONResponse({"status": "ok"})
 
     @app.post("/execute_action")
     async def execute_action(body: ActionRequest) -> JSONResponse:

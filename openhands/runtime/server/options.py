@@ -6,6 +6,8 @@ import argparse
 import os
 from dataclasses import dataclass, field
 
+from openhands.runtime.server.session_key import KEY_FILE_ENV, initial_session_key
+
 KNOWN_PLUGINS = ("jupyter", "agent_skills", "vscode")
 
 
@@ -23,6 +25,8 @@ class ServerOptions:
     enable_browser: bool = True
     browsergym_eval_env: str | None = None
     session_api_key: str | None = None
+    # Where a rotated session key is kept across restarts (warm-pool sandboxes only).
+    session_api_key_file: str | None = None
     su_to_user: bool = True
     sandbox_group: str = "root"
     init_plugin_timeout: float = 120.0
@@ -64,7 +68,8 @@ def parse_options(argv: list[str] | None = None) -> ServerOptions:
         user_id=args.user_id,
         enable_browser=args.enable_browser,
         browsergym_eval_env=args.browsergym_eval_env,
-        session_api_key=os.environ.get("SESSION_API_KEY") or None,
+        session_api_key=initial_session_key(),
+        session_api_key_file=os.environ.get(KEY_FILE_ENV) or None,
         su_to_user=_env_true("SU_TO_USER", "true"),
         sandbox_group=os.environ.get("SANDBOX_GROUP_ID", "root"),
         init_plugin_timeout=float(os.environ.get("INIT_PLUGIN_TIMEOUT", "120")),

@@ -8,7 +8,7 @@ import logging
 import time
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import socketio
 
@@ -41,6 +41,9 @@ from openhands.storage.conversation.file_conversation_store import FileConversat
 from openhands.storage.data_models.conversation_status import ConversationStatus
 from openhands.storage.files import FileStore
 from openhands.storage.locations import session_exists
+
+if TYPE_CHECKING:
+    from openhands.runtime.impl.docker.sandboxes import DockerSandboxes
 
 logger = logging.getLogger(__name__)
 
@@ -123,6 +126,8 @@ class StandaloneConversationManager(ConversationManager):
         self._lock = asyncio.Lock()  # guards the REST runtimes (``rest``, ``rest_users``)
         self._start_lock = asyncio.Lock()
         self._cleanup_task: asyncio.Task[None] | None = None
+        # The server's Docker sandbox services (warm pool, clean-up); set by the app.
+        self.docker_sandboxes: DockerSandboxes | None = None
 
     # --- lifecycle -----------------------------------------------------------------------
 
@@ -445,6 +450,7 @@ class StandaloneConversationManager(ConversationManager):
             agent_session_cls=self.agent_session_cls,
             monitoring_listener=self.monitoring_listener,
         )
+        session.agent_session.docker_sandboxes = self.docker_sandboxes
         updater = MetadataUpdater(
             sid,
             self.conversation_store,

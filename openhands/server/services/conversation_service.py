@@ -332,9 +332,11 @@ class ConversationService:
         metadata = await self.owned_metadata(conversation_id)
         if metadata is None:
             return False
+        # The sandbox goes first: a loop that is stuck or still starting would otherwise
+        # hold the close below for minutes, and a start in flight would leave it behind.
+        await self._delete_sandbox(conversation_id)
         if await self.manager.is_agent_loop_running(conversation_id):
             await self.manager.close_session(conversation_id)
-        await self._delete_sandbox(conversation_id)
         store = self.app.file_store
         await asyncio.to_thread(store.delete, get_conversation_dir(conversation_id))
         if metadata.user_id:
@@ -344,6 +346,17 @@ class ConversationService:
         return True
 
     async def _delete_sandbox(self, conversation_id: str) -> None:
+        sandboxes = getattr(self.manager, "docker_sandboxes", None)
+        if sandboxes is not None:
+            from openhands.runtime.impl.docker.docker_runtime import CONTAINER_NAME_PREFIX
+
+            try:
+                await asyncio.to_thread(
+                    sandboxes.delete, conversation_id, f"{CONTAINER_NAME_PREFIX}{conversation_id}"
+                )
+                return
+            except Exception as error:  # the engine did not answer: the plain delete below
+                logger.warning("Deleting the sandbox of %s: %s", conversation_id, error)
         try:
             from openhands.runtime import get_runtime_cls
 

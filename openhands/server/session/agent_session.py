@@ -31,6 +31,7 @@ from openhands.integrations.service_types import ProviderType
 from openhands.runtime.runtime_status import RuntimeStatus
 from openhands.server.session.conversation_init_data import ConversationInitData
 from openhands.server.session.settings_overrides import apply_settings
+from openhands.server.warmup import yield_to_conversation
 from openhands.storage.files import FileStore
 
 if TYPE_CHECKING:
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
     from openhands.llm.llm_registry import LLMRegistry
     from openhands.memory.memory import Memory
     from openhands.runtime.base import Runtime
+    from openhands.runtime.impl.docker.sandboxes import DockerSandboxes
     from openhands.security.analyzer import SecurityAnalyzer
 
 logger = logging.getLogger(__name__)
@@ -77,6 +79,8 @@ class AgentSession:
         self.conversation_stats: ConversationStats | None = conversation_stats
         self.security_analyzer: SecurityAnalyzer | None = None
         self._builder: ConversationBuilder | None = None
+        # The server's Docker sandbox services (set by the conversation manager).
+        self.docker_sandboxes: DockerSandboxes | None = None
         self.repository_directory: str | None = None
         self.runtime_connected = False
         self.started_at = time.time()
@@ -122,6 +126,8 @@ class AgentSession:
         if self.controller is not None or self._starting:
             raise RuntimeError("Session already started")
         self._starting = True
+        # The server's background warm-up stops competing with a conversation's start.
+        yield_to_conversation()
         try:
             self.event_stream.add_event(
                 AgentStateChangedObservation("", AgentState.LOADING.value),
@@ -185,7 +191,7 @@ class AgentSession:
         """The shared assembly path (``openhands.core.setup``), set up for the web server."""
         from openhands.core.setup import ConversationBuilder
 
-        return ConversationBuilder(
+        builder = ConversationBuilder(
             config,
             self.sid,
             file_store=self.file_store,
@@ -196,6 +202,8 @@ class AgentSession:
             agent_name=agent_name,
             retry_listener=self._on_llm_retry,
         )
+        builder.docker_sandboxes = self.docker_sandboxes
+        return builder
 
     def _create_llm_registry(
         self, config: OpenHandsConfig, agent_name: str

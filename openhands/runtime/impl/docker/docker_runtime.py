@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import os
 import secrets
+import tarfile
 import threading
 import time
-from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, TypedDict
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING
 
 import docker
 import httpx
@@ -36,69 +38,52 @@ from openhands.runtime.builder.docker import DockerRuntimeBuilder, docker_client
 from openhands.runtime.impl.action_execution.action_execution_client import (
     ActionExecutionClient,
 )
+from openhands.runtime.impl.docker.container_spec import (
+    CODE_DIR,
+    CPU_LIMIT_KEYWORDS,
+    SANDBOX_CAPABILITIES,
+    SERVER_ENV_KNOBS,
+    Confinement,
+    SandboxPorts,
+    SandboxSpec,
+    allocate_ports,
+    confinement,
+    container_env,
+    host_cpus,
+    ports_of,
+    process_volumes,
+)
 from openhands.runtime.plugins.requirement import PluginRequirement
 from openhands.runtime.runtime_status import RuntimeStatus
-from openhands.runtime.utils.command import (
-    DEFAULT_MAIN_MODULE,
-    SANDBOX_PYTHON,
-    get_action_execution_server_startup_command,
-)
-from openhands.runtime.utils.ports import (
-    APP_PORT_RANGE_1,
-    APP_PORT_RANGE_2,
-    EXECUTION_SERVER_PORT_RANGE,
-    VSCODE_PORT_RANGE,
-    PortLock,
-    find_and_lock_port,
-    find_available_port,
-)
+from openhands.runtime.server.session_key import KEY_FILE_ENV
+from openhands.runtime.utils.command import DEFAULT_MAIN_MODULE, plugin_names
+from openhands.runtime.utils.ports import PortLock
 from openhands.runtime.utils.runtime_build import build_runtime_image
 
 if TYPE_CHECKING:
     from openhands.llm.llm_registry import LLMRegistry
+    from openhands.runtime.impl.docker.sandboxes import DockerSandboxes
+
+__all__ = [
+    "CODE_DIR",
+    "CONTAINER_NAME_PREFIX",
+    "CPU_LIMIT_KEYWORDS",
+    "SANDBOX_CAPABILITIES",
+    "SERVER_ENV_KNOBS",
+    "Confinement",
+    "DockerRuntime",
+    "runtime_image_for",
+    "stop_all_containers",
+    "stop_container",
+]
 
 CONTAINER_NAME_PREFIX = "openhands-runtime-"
 SERVER_MODULE = DEFAULT_MAIN_MODULE
-CODE_DIR = "/openhands/code/"
 READY_TIMEOUT_SECONDS = 120
 READY_POLL_SECONDS = 2
 # While a new container starts, look more often: the server needs ~1.5 s, and every poll
 # interval adds on average half of itself to the start time the user waits for.
 STARTUP_POLL_SECONDS = 0.1
-
-
-# Capabilities a sandbox keeps (Docker's default set minus MKNOD, NET_RAW, SETFCAP,
-# SETPCAP and SYS_CHROOT): the root action server chowns and reads/writes files of any
-# owner, su/sudo/apt switch users, and root may signal the user's processes.
-SANDBOX_CAPABILITIES = (
-    "CHOWN",
-    "DAC_OVERRIDE",
-    "FOWNER",
-    "FSETID",
-    "KILL",
-    "SETGID",
-    "SETUID",
-    "NET_BIND_SERVICE",
-    "AUDIT_WRITE",
-)
-# Docker SDK keywords that set a CPU limit; one of them in docker_runtime_kwargs replaces
-# the nano_cpus limit of `[sandbox] cpu_count`.
-CPU_LIMIT_KEYWORDS = frozenset({"nano_cpus", "cpu_period", "cpu_quota"})
-# initial_env_vars the action server itself reads at start (runtime.md §3.2); they go into
-# the container's environment, everything else is exported through the action server.
-SERVER_ENV_KNOBS = frozenset(
-    {
-        "ENABLE_AUTO_LINT",
-        "NO_CHANGE_TIMEOUT_SECONDS",
-        "INIT_PLUGIN_TIMEOUT",
-        "SU_TO_USER",
-        "SANDBOX_GROUP_ID",
-        "RUNTIME_MAX_MEMORY_GB",
-        "RUNTIME_MEMORY_MONITOR",
-        "LOG_JSON",
-        "DEBUG",
-    }
-)
 
 
 # How long a start waits for this process's own stop of the same container.
@@ -180,6 +165,15 @@ def stop_all_containers(prefix: str, client: docker.DockerClient | None = None) 
         logger.warning("Could not stop containers %s*: %s", prefix, e)
 
 
+def stop_container(container: Container) -> None:
+    """Stop one sandbox; a start of its conversation meanwhile waits for the stop."""
+    with _STOPPING.stopping(container.name or ""):
+        try:
+            container.stop()
+        except NotFound:
+            pass
+
+
 def _start_when_ports_free(container: Container) -> None:
     """``container.start()``, retried while the engine still holds the ports of the
     container's previous run; any other failure (or a port held for good) is raised."""
@@ -196,14 +190,46 @@ def _start_when_ports_free(container: Container) -> None:
         time.sleep(RESTART_RETRY_INTERVAL)
 
 
-class Confinement(TypedDict, total=False):
-    """The resource limits and capabilities of a new container (``containers.run`` keywords)."""
+def runtime_image_for(
+    config: OpenHandsConfig,
+    client: docker.DockerClient,
+    *,
+    enable_vscode: bool,
+    progress: Callable[[str], None] | None = None,
+) -> str:
+    """The runtime image for ``config``: reused by content hash, built when missing."""
+    base = config.sandbox.base_container_image
+    if base in (None, DEFAULT_BASE_CONTAINER_IMAGE):
+        base = DEFAULT_BASE_IMAGE
+    return build_runtime_image(
+        base,
+        DockerRuntimeBuilder(client),
+        platform=config.sandbox.platform,
+        extra_deps=config.sandbox.runtime_extra_deps,
+        force_rebuild=config.sandbox.force_rebuild_runtime,
+        extra_build_args=config.sandbox.runtime_extra_build_args,
+        enable_browser=config.enable_browser,
+        enable_vscode=enable_vscode,
+        progress=progress,
+    )
 
-    cap_drop: list[str]
-    cap_add: list[str]
-    mem_limit: str
-    pids_limit: int
-    nano_cpus: int
+
+def read_kept_session_key(container: Container, env: dict[str, str]) -> str | None:
+    """The key a claim gave a former pool sandbox (kept in the file its environment names),
+    read through the engine (works on a stopped container too); None without one."""
+    path = env.get(KEY_FILE_ENV)
+    if not path:
+        return None
+    try:
+        stream, _ = container.get_archive(path)
+    except NotFound:
+        return None
+    with tarfile.open(fileobj=io.BytesIO(b"".join(stream))) as archive:
+        member = archive.next()
+        handle = archive.extractfile(member) if member is not None else None
+        if handle is None:
+            return None
+        return handle.read().decode().strip() or None
 
 
 class DockerRuntime(ActionExecutionClient):
@@ -221,7 +247,10 @@ class DockerRuntime(ActionExecutionClient):
         headless_mode: bool = True,
         user_id: str | None = None,
         git_provider_tokens: dict[str, str] | None = None,
+        sandboxes: DockerSandboxes | None = None,
     ) -> None:
+        """``sandboxes``: the server's sandbox services (owner label, warm pool, deletes);
+        None outside the server."""
         super().__init__(
             config,
             event_stream,
@@ -238,6 +267,7 @@ class DockerRuntime(ActionExecutionClient):
         self.container_name = f"{CONTAINER_NAME_PREFIX}{self.sid}"
         self.container: Container | None = None
         self.runtime_container_image = self.config.sandbox.runtime_container_image
+        self.sandboxes = sandboxes
         self._client: docker.DockerClient | None = None
         self._port_locks: list[PortLock] = []
         self._host_port = 0
@@ -245,6 +275,8 @@ class DockerRuntime(ActionExecutionClient):
         self._app_ports: list[int] = []
         self._log_thread: threading.Thread | None = None
         self._stop_logs = threading.Event()
+        # How this connect got its sandbox: "attached", "restarted", "claimed" or "created".
+        self.sandbox_origin: str | None = None
 
     # --- plumbing ----------------------------------------------------------------------
 
@@ -278,10 +310,15 @@ class DockerRuntime(ActionExecutionClient):
         code = container.attrs.get("State", {}).get("ExitCode")
         return f"Container {self.container_name} is {container.status} (exit code {code})"
 
+    def _use_ports(self, ports: SandboxPorts) -> None:
+        self._host_port, self._vscode_port = ports.server, ports.vscode
+        self._app_ports = [p for p in ports.apps if p]
+
     # --- connect -------------------------------------------------------------------------
 
     async def connect(self) -> None:
         self.set_runtime_status(RuntimeStatus.STARTING_RUNTIME)
+        self._refuse_if_deleted()
         try:
             attached = await asyncio.to_thread(self._attach_to_container)
         except DockerException as e:
@@ -293,7 +330,9 @@ class DockerRuntime(ActionExecutionClient):
                 # STATUS$BUILDING_RUNTIME comes from the build's progress, i.e. only when an
                 # image is really built; a reused image keeps STATUS$STARTING_RUNTIME.
                 self.runtime_container_image = await asyncio.to_thread(self._build_image)
-            await asyncio.to_thread(self._create_container)
+            if not await asyncio.to_thread(self._claim_from_pool):
+                await asyncio.to_thread(self._create_container)
+            self._refuse_if_deleted()
             self.set_runtime_status(RuntimeStatus.RUNTIME_STARTED)
         if _truthy("DEBUG_RUNTIME"):
             self._start_log_streamer()
@@ -310,11 +349,15 @@ class DockerRuntime(ActionExecutionClient):
                     "Could not connect %s to network %s: %s", self.container_name, network, e
                 )
 
+    def _refuse_if_deleted(self) -> None:
+        """A conversation deleted while its start was in flight: remove what the start made."""
+        if self.sandboxes is None or not self.sandboxes.is_deleted(self.sid):
+            return
+        with contextlib.suppress(DockerException):
+            self.docker.containers.get(self.container_name).remove(force=True, v=True)
+        raise AgentRuntimeDisconnectedError(f"Conversation {self.sid} was deleted")
+
     def _build_image(self) -> str:
-        base = self.config.sandbox.base_container_image
-        if base in (None, DEFAULT_BASE_CONTAINER_IMAGE):
-            base = DEFAULT_BASE_IMAGE
-        builder = DockerRuntimeBuilder(self.docker)
         built = False
 
         def progress(line: str) -> None:
@@ -322,16 +365,8 @@ class DockerRuntime(ActionExecutionClient):
             built = True
             self.set_runtime_status(RuntimeStatus.BUILDING_RUNTIME, line)
 
-        image = build_runtime_image(
-            base,
-            builder,
-            platform=self.config.sandbox.platform,
-            extra_deps=self.config.sandbox.runtime_extra_deps,
-            force_rebuild=self.config.sandbox.force_rebuild_runtime,
-            extra_build_args=self.config.sandbox.runtime_extra_build_args,
-            enable_browser=self.config.enable_browser,
-            enable_vscode=self._vscode_enabled,
-            progress=progress,
+        image = runtime_image_for(
+            self.config, self.docker, enable_vscode=self._vscode_enabled, progress=progress
         )
         if built:
             self.set_runtime_status(RuntimeStatus.STARTING_RUNTIME)
@@ -355,10 +390,12 @@ class DockerRuntime(ActionExecutionClient):
                 return False
             self._discard_container(container)
             return False
+        self.sandbox_origin = "attached"
         if container.status == "paused":
             container.unpause()
             container.reload()
         elif container.status in ("exited", "created"):
+            self.set_runtime_status(RuntimeStatus.RESTARTING_RUNTIME)
             try:
                 _start_when_ports_free(container)
             except APIError as e:
@@ -371,14 +408,38 @@ class DockerRuntime(ActionExecutionClient):
                 self._discard_container(container)
                 return False
             container.reload()
+            self.sandbox_origin = "restarted"
+            logger.info("Restarted the stopped sandbox %s", self.container_name)
         self.container = container
-        env = dict(item.split("=", 1) for item in container.attrs["Config"]["Env"] if "=" in item)
-        self._host_port = int(env["port"])
-        self._vscode_port = int(env.get("VSCODE_PORT") or 0)
-        self.session_api_key = env.get("SESSION_API_KEY") or None
+        env = container_env(container)
         exposed = container.attrs["Config"].get("ExposedPorts") or {}
-        ports = sorted(int(p.split("/")[0]) for p in exposed)
-        self._app_ports = [p for p in ports if p not in (self._host_port, self._vscode_port)]
+        self._use_ports(ports_of(env, [int(p.split("/")[0]) for p in exposed]))
+        # A former pool sandbox answers only the key its claim gave it.
+        self.session_api_key = read_kept_session_key(container, env) or (
+            env.get("SESSION_API_KEY") or None
+        )
+        return True
+
+    def _claim_from_pool(self) -> bool:
+        """Take a warm sandbox made for exactly this spec; False on a miss (or no pool)."""
+        pool = self.sandboxes.pool if self.sandboxes is not None else None
+        if pool is None:
+            return False
+        image = self.runtime_container_image
+        assert image is not None
+        try:
+            image_id = self.docker.images.get(image).id or image
+        except DockerException:
+            return False
+        claimed = pool.claim(self._spec(image).fingerprint(image_id), self.container_name)
+        if claimed is None:
+            return False
+        self.set_runtime_status(RuntimeStatus.CLAIMING_WARM_RUNTIME)
+        self.container = self.docker.containers.get(claimed.container_id)
+        # The key first: whoever sees the port next must find the key that opens it.
+        self.session_api_key = claimed.session_api_key
+        self._use_ports(claimed.ports)
+        self.sandbox_origin = "claimed"
         return True
 
     def _discard_container(self, container: Container) -> None:
@@ -398,133 +459,39 @@ class DockerRuntime(ActionExecutionClient):
             time.sleep(0.2)
         raise AgentRuntimeError(f"Container {self.container_name} could not be removed")
 
-    def _ports_in_use_by_containers(self, port: int) -> bool:
-        for container in self.docker.containers.list():
-            mapping = container.attrs.get("NetworkSettings", {}).get("Ports") or {}
-            for bindings in mapping.values():
-                for binding in bindings or []:
-                    if str(binding.get("HostPort")) == str(port):
-                        return True
-        return False
-
-    def _allocate_port(self, port_range: tuple[int, int]) -> int:
-        lock = find_and_lock_port(port_range, in_use=self._ports_in_use_by_containers)
-        if lock is None:
-            return find_available_port(port_range)
-        self._port_locks.append(lock)
-        return lock.port
-
-    def _server_command(self) -> list[str]:
-        return get_action_execution_server_startup_command(
-            self._host_port, self.plugins, self.config, python_executable=SANDBOX_PYTHON
+    def _spec(self, image: str) -> SandboxSpec:
+        return SandboxSpec(
+            config=self.config,
+            image=image,
+            plugins=tuple(plugin_names(self.plugins)),
+            knobs=self.initial_env_vars,
+            vscode=self._vscode_enabled,
+            host_cpus=host_cpus(self.docker),
         )
 
     def _process_volumes(self) -> dict[str, dict[str, str]] | None:
-        """The ``containers.run`` volumes: ``sandbox.volumes`` (``host:container[:mode]``,
-        comma-separated, mode ``rw`` by default), else the workspace mount."""
-        spec = self.config.sandbox.volumes
-        if spec:
-            volumes: dict[str, dict[str, str]] = {}
-            for entry in spec.split(","):
-                parts = entry.strip().split(":")
-                if len(parts) not in (2, 3):
-                    raise ValueError(f"Invalid sandbox volume {entry!r}: use host:container[:mode]")
-                host, container = parts[0], parts[1]
-                mode = parts[2] if len(parts) == 3 else "rw"
-                if host.startswith("volume:"):
-                    host = host[len("volume:") :]
-                elif os.path.isabs(host):
-                    host = os.path.abspath(host)
-                volumes[host] = {"bind": container, "mode": mode}
-            return volumes
-        host_path = self.config.workspace_mount_path or self.config.workspace_base
-        if host_path:
-            return {
-                os.path.abspath(host_path): {
-                    "bind": self.config.workspace_mount_path_in_sandbox,
-                    "mode": "rw",
-                }
-            }
-        return None
+        return process_volumes(self.config)
 
     def _create_container(self) -> None:
-        sandbox = self.config.sandbox
-        self._host_port = self._allocate_port(EXECUTION_SERVER_PORT_RANGE)
-        self._vscode_port = sandbox.vscode_port or self._allocate_port(VSCODE_PORT_RANGE)
-        self._app_ports = [
-            self._allocate_port(APP_PORT_RANGE_1),
-            self._allocate_port(APP_PORT_RANGE_2),
-        ]
+        ports = allocate_ports(self.docker, self.config, self._port_locks)
+        self._use_ports(ports)
         self.session_api_key = secrets.token_urlsafe(32)
-        # Only the server's own knobs go into the container's create-time environment,
-        # which `docker inspect` shows to anybody on the host; secrets (custom secrets,
-        # provider tokens, SANDBOX_ENV_* values) reach the shell through the action server
-        # after start (setup_initial_env → add_env_vars), runtime.md §10.4.
-        environment = {
-            **{k: v for k, v in self.initial_env_vars.items() if k in SERVER_ENV_KNOBS},
-            "port": str(self._host_port),
-            "PYTHONUNBUFFERED": "1",
-            "VSCODE_PORT": str(self._vscode_port),
-            "APP_PORT_1": str(self._app_ports[0]),
-            "APP_PORT_2": str(self._app_ports[1]),
-            "PIP_BREAK_SYSTEM_PACKAGES": "1",
-            "SESSION_API_KEY": self.session_api_key,
-        }
-        if self.config.debug:
-            environment["DEBUG"] = "true"
-        environment.update(sandbox.runtime_startup_env_vars)
-
-        # The reference binds 0.0.0.0; we keep the sandbox reachable from this host only
-        # unless the user explicitly configured another binding address.
-        binding = sandbox.runtime_binding_address
-        if binding == "0.0.0.0":
-            binding = "127.0.0.1"
-        exposed = [self._host_port, *self._app_ports]
-        if self._vscode_enabled:
-            exposed.append(self._vscode_port)
-        # Docker SDK keywords; `docker_runtime_kwargs` passes anything the user configured.
-        kwargs: dict[str, object] = {}
-        if sandbox.use_host_network:
-            kwargs["network_mode"] = "host"
-        else:
-            kwargs["ports"] = {f"{p}/tcp": (binding, p) for p in exposed}
-        if sandbox.enable_gpu:
-            ids = sandbox.cuda_visible_devices
-            kwargs["device_requests"] = [
-                docker.types.DeviceRequest(
-                    capabilities=[["gpu"]],
-                    **({"device_ids": ids.split(",")} if ids else {"count": -1}),
-                )
-            ]
-        user_kwargs = dict(sandbox.docker_runtime_kwargs or {})
-        confinement: dict[str, object] = dict(self._confinement())
-        if CPU_LIMIT_KEYWORDS & user_kwargs.keys():
-            # The user's own CPU limit replaces ours: the engine refuses a container with
-            # both nano_cpus and cpu_period/cpu_quota.
-            confinement.pop("nano_cpus", None)
-        kwargs.update(confinement)
-        kwargs.update(user_kwargs)
         assert self.runtime_container_image is not None
         if not DockerRuntimeBuilder(self.docker).image_exists(self.runtime_container_image):
             raise AgentRuntimeError(
                 f"Runtime image {self.runtime_container_image} does not exist locally "
                 "(images are never pulled)"
             )
+        labels = self.sandboxes.labels if self.sandboxes is not None else None
+        kwargs = self._spec(self.runtime_container_image).run_kwargs(
+            self.container_name, ports, self.session_api_key, labels=labels
+        )
         try:
-            self.container = self.docker.containers.run(
-                self.runtime_container_image,
-                command=self._server_command(),
-                entrypoint=[],
-                name=self.container_name,
-                working_dir=CODE_DIR,
-                environment=environment,
-                volumes=self._process_volumes(),
-                detach=True,
-                **kwargs,
-            )
+            self.container = self.docker.containers.run(**kwargs)
         except (APIError, DockerException) as e:
             self._release_ports()
             raise AgentRuntimeError(f"Could not start container {self.container_name}: {e}") from e
+        self.sandbox_origin = "created"
         logger.info(
             "Started %s from %s, server on port %d",
             self.container_name,
@@ -533,23 +500,8 @@ class DockerRuntime(ActionExecutionClient):
         )
 
     def _confinement(self) -> Confinement:
-        """Resource limits and capabilities of a new sandbox (`[sandbox]` memory_limit,
-        pids_limit, cpu_count; `docker_runtime_kwargs` may still override any of them)."""
-        sandbox = self.config.sandbox
-        limits: Confinement = {"cap_drop": ["ALL"], "cap_add": list(SANDBOX_CAPABILITIES)}
-        if sandbox.memory_limit and sandbox.memory_limit.strip() != "0":
-            limits["mem_limit"] = sandbox.memory_limit.strip()
-        if sandbox.pids_limit > 0:
-            limits["pids_limit"] = sandbox.pids_limit
-        if sandbox.cpu_count > 0:
-            cpus = sandbox.cpu_count
-            try:
-                # The engine refuses more CPUs than its host has.
-                cpus = min(cpus, float(self.docker.info().get("NCPU") or cpus))
-            except DockerException:
-                pass
-            limits["nano_cpus"] = int(cpus * 1e9)
-        return limits
+        """Resource limits and capabilities of a new sandbox (see ``container_spec``)."""
+        return confinement(self.config, host_cpus(self.docker))
 
     def _start_log_streamer(self) -> None:
         container = self.container
@@ -633,7 +585,7 @@ class DockerRuntime(ActionExecutionClient):
         def remove() -> None:
             try:
                 docker_client().containers.get(f"{CONTAINER_NAME_PREFIX}{conversation_id}").remove(
-                    force=True
+                    force=True, v=True
                 )
             except Exception:
                 pass
