@@ -45,9 +45,10 @@ def _steps(config: OpenHandsConfig) -> list[tuple[str, Callable[[], object]]]:
     from openhands.llm.preload import preload_litellm
     from openhands.server.routes.public import model_list
 
+    # The model list first: it reads LiteLLM's price map file (tens of ms), not LiteLLM.
     steps: list[tuple[str, Callable[[], object]]] = [
+        ("model list", model_list),  # made by start_warmup already, unless that failed
         ("litellm", preload_litellm),
-        ("model list", model_list),
     ]
     for name in _CONVERSATION_MODULES:
         steps.append((name, functools.partial(importlib.import_module, name)))
@@ -61,24 +62,54 @@ def _steps(config: OpenHandsConfig) -> list[tuple[str, Callable[[], object]]]:
     return steps
 
 
+# Set when a conversation starts: from then on the warm-up only competes with it (its
+# later steps import what the conversation imports itself, in the order it needs them).
+_conversation_started = threading.Event()
+
+
+def yield_to_conversation() -> None:
+    """A conversation is starting: the warm-up stops after the step it is in (a module
+    being imported is one the conversation waits for anyway) and gives back the default
+    thread switch interval."""
+    _conversation_started.set()
+
+
 def warm_up(config: OpenHandsConfig) -> None:
-    """Run every warm-up step in this thread (blocking)."""
+    """Run the warm-up steps in this thread (blocking) until done or a conversation starts."""
     started = time.perf_counter()
     previous = sys.getswitchinterval()
     sys.setswitchinterval(min(previous, _WARMUP_SWITCH_INTERVAL))
+    steps = _steps(config)
+    done = 0
     try:
-        for name, step in _steps(config):
+        for name, step in steps:
+            if _conversation_started.is_set():
+                break
             try:
                 step()
             except Exception:
                 logger.warning("Warm-up step %s failed", name, exc_info=True)
+            done += 1
     finally:
         sys.setswitchinterval(previous)
-    logger.info("Warm-up done in %.1f s", time.perf_counter() - started)
+    skipped = f", {len(steps) - done} steps left to a conversation" if done < len(steps) else ""
+    logger.info("Warm-up done in %.1f s%s", time.perf_counter() - started, skipped)
 
 
 def start_warmup(config: OpenHandsConfig) -> threading.Thread:
-    """Start :func:`warm_up` in a daemon thread (it never blocks the server's shutdown)."""
+    """Fill the model list cache now, then start :func:`warm_up` in a daemon thread (it
+    never blocks the server's shutdown).
+
+    The model list is the settings page's first request. Made here, before the server
+    serves, it costs start-up tens of milliseconds (a file read, see
+    ``routes/public.py``); made by that request, it competed with the warm-up's imports
+    for the interpreter and took hundreds."""
+    from openhands.server.routes.public import models_body
+
+    try:
+        models_body()
+    except Exception:
+        logger.warning("Listing the models ahead failed", exc_info=True)
     thread = threading.Thread(target=warm_up, args=(config,), name="openhands-warmup", daemon=True)
     thread.start()
     return thread

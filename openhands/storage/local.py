@@ -11,6 +11,7 @@ import os
 import shutil
 
 from openhands.storage.files import FileStore
+from openhands.storage.placement import make_directories, spread_subdirectories
 
 logger = logging.getLogger(__name__)
 
@@ -52,6 +53,13 @@ class LocalFileStore(FileStore):
         # write_new's fast path; switched off for good when the file system refuses it.
         self._unnamed_files = hasattr(os, "O_TMPFILE") and os.path.isdir(_PROC_FD)
         os.makedirs(self.root, exist_ok=True)
+        # New directories (a conversation's) are spread over fresh ext4 block groups, away
+        # from inodes freed by recent deletions: see openhands/storage/placement.py.
+        # Switched off for good when the file system refuses.
+        self._spread_directories = spread_subdirectories(self.root)
+
+    def _make_directories(self, directory: str) -> None:
+        self._spread_directories = make_directories(directory, spread=self._spread_directories)
 
     def get_full_path(self, path: str) -> str:
         """Map a store path to an absolute path under the root (leading ``/`` stripped)."""
@@ -99,7 +107,7 @@ class LocalFileStore(FileStore):
             # Parents are created only when missing: the common case (directory already
             # there) costs no extra system call, and a directory removed behind our back
             # is simply re-created.
-            os.makedirs(os.path.dirname(file_path), exist_ok=True)
+            self._make_directories(os.path.dirname(file_path))
             fd = os.open(file_path, _WRITE_FLAGS, mode)
         try:
             if private:
@@ -130,8 +138,8 @@ class LocalFileStore(FileStore):
         except FileNotFoundError:
             # Checked only on failure: the common case (both directories there) costs no
             # extra system call.
-            os.makedirs(os.path.dirname(temp), exist_ok=True)
-            os.makedirs(os.path.dirname(target), exist_ok=True)
+            self._make_directories(os.path.dirname(temp))
+            self._make_directories(os.path.dirname(target))
             fd = os.open(temp, _WRITE_FLAGS, _PUBLIC_MODE)
         try:
             self._write_all(fd, contents)
@@ -155,7 +163,7 @@ class LocalFileStore(FileStore):
             self._create(target, contents)
         except FileNotFoundError:
             # Checked only on failure: the common case (directory there) costs nothing more.
-            os.makedirs(os.path.dirname(target), exist_ok=True)
+            self._make_directories(os.path.dirname(target))
             self._create(target, contents)
         if self.fsync:
             _fsync_directory(os.path.dirname(target))

@@ -13,11 +13,13 @@ import json
 import logging
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+import orjson
 
 if TYPE_CHECKING:
     from openhands.core.config.openhands_config import OpenHandsConfig
@@ -55,15 +57,11 @@ class LiteLLMModels:
     listed: frozenset[str]
 
 
-def _model_cache_file() -> tuple[Path, str] | None:
-    """Where the model table of the installed LiteLLM is cached, and the key it must carry.
+def _price_map_file() -> Path | None:
+    """The price map the installed LiteLLM loads, found without importing the package.
 
-    Importing LiteLLM takes seconds; the table depends only on the LiteLLM installation
-    (with ``LITELLM_LOCAL_MODEL_COST_MAP`` on, its price map is the file it ships). So the
-    table is kept in the user's cache directory under a key made of that file's identity,
-    found without importing the package: a server's first ``/models`` after a restart then
-    needs no LiteLLM. None when the map may come from the network.
-    """
+    None when LiteLLM may load another one (without ``LITELLM_LOCAL_MODEL_COST_MAP`` on, it
+    fetches the map from the network first) or is not installed."""
     if os.environ.get("LITELLM_LOCAL_MODEL_COST_MAP", "").lower() != "true":
         return None
     try:
@@ -72,7 +70,21 @@ def _model_cache_file() -> tuple[Path, str] | None:
         return None
     if spec is None or spec.origin is None:
         return None
-    cost_map = Path(spec.origin).parent / _COST_MAP_FILE
+    return Path(spec.origin).parent / _COST_MAP_FILE
+
+
+def _model_cache_file() -> tuple[Path, str] | None:
+    """Where the model table of the installed LiteLLM is cached, and the key it must carry.
+
+    Importing LiteLLM takes seconds; the table depends only on the LiteLLM installation
+    (with ``LITELLM_LOCAL_MODEL_COST_MAP`` on, its price map is the file it ships). So the
+    table is kept in the user's cache directory under a key made of that file's identity:
+    the terminal app's model list after a restart then needs no LiteLLM. None when the map
+    may come from the network.
+    """
+    cost_map = _price_map_file()
+    if cost_map is None:
+        return None
     try:
         info = cost_map.stat()
     except OSError:
@@ -80,6 +92,50 @@ def _model_cache_file() -> tuple[Path, str] | None:
     key = f"{cost_map}:{info.st_size}:{info.st_mtime_ns}:{info.st_ino}"
     cache_home = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(cache_home) / "openhands" / "litellm-models.json", key
+
+
+def _expand_aliases(entries: dict[str, Any]) -> dict[str, Any]:
+    """The price map as LiteLLM holds it once loaded: an entry's ``aliases`` become entries
+    of their own (sharing its info); an alias naming an existing entry, or one an earlier
+    entry claimed, is skipped, as LiteLLM does."""
+    added: dict[str, Any] = {}
+    for info in entries.values():
+        aliases = info.get("aliases") if isinstance(info, dict) else None
+        if not isinstance(aliases, list):
+            continue
+        for alias in aliases:
+            if isinstance(alias, str) and alias not in entries and alias not in added:
+                added[alias] = info
+    return {**entries, **added}
+
+
+def _provider_ids(entries: Mapping[str, Any]) -> frozenset[str]:
+    """``provider/model`` for each price map entry whose name lacks a provider and whose
+    info names one; other names as they are (``sample_spec`` is the map's own example)."""
+    ids: set[str] = set()
+    for name, info in entries.items():
+        if name == "sample_spec":
+            continue
+        provider = info.get("litellm_provider") if isinstance(info, dict) else None
+        ids.add(name if "/" in name or not provider else f"{provider}/{name}")
+    return frozenset(ids)
+
+
+def price_map_provider_ids() -> frozenset[str] | None:
+    """The web settings' LiteLLM model ids, read straight from the price map LiteLLM ships
+    (tens of milliseconds, where importing LiteLLM takes seconds). None when that file is not
+    what LiteLLM would load, or cannot be read."""
+    cost_map = _price_map_file()
+    if cost_map is None:
+        return None
+    try:
+        entries = orjson.loads(cost_map.read_bytes())
+    except (OSError, orjson.JSONDecodeError) as error:
+        logger.debug("Could not read LiteLLM's price map %s: %s", cost_map, error)
+        return None
+    if not isinstance(entries, dict):
+        return None
+    return _provider_ids(_expand_aliases(entries))
 
 
 def _read_model_cache(path: Path, key: str) -> LiteLLMModels | None:
@@ -125,16 +181,19 @@ def litellm_model_table(load: Callable[[], ModuleType] = _import_litellm) -> Lit
         if cached is not None:
             return cached
     litellm = load()
-    provider_ids: set[str] = set()
-    for name, info in litellm.model_cost.items():
-        if name == "sample_spec":
-            continue
-        provider = info.get("litellm_provider") if isinstance(info, dict) else None
-        provider_ids.add(name if "/" in name or not provider else f"{provider}/{name}")
-    table = LiteLLMModels(frozenset(provider_ids), frozenset(litellm.model_list))
+    table = LiteLLMModels(_provider_ids(litellm.model_cost), frozenset(litellm.model_list))
     if cache is not None:
         _write_model_cache(cache[0], cache[1], table)
     return table
+
+
+def litellm_provider_ids(load: Callable[[], ModuleType] = _import_litellm) -> frozenset[str]:
+    """What the web settings offer of LiteLLM's models: from its shipped price map when
+    that is what it loads, else from the module ``load`` returns (or the cache)."""
+    from_file = price_map_provider_ids()
+    if from_file is not None:
+        return from_file
+    return litellm_model_table(load).provider_ids
 
 
 def litellm_models() -> set[str]:

@@ -11,7 +11,7 @@ from fastapi import APIRouter, Depends, Response
 from openhands.server.dependencies import Services, check_session_api_key
 from openhands.server.errors import MappedErrorsRoute
 from openhands.server.models.options import WebConfig
-from openhands.utils.llm import OPENHANDS_MODELS, litellm_model_table
+from openhands.utils.llm import OPENHANDS_MODELS, litellm_provider_ids
 
 public_api_router = APIRouter(
     route_class=MappedErrorsRoute,
@@ -32,17 +32,17 @@ DEFAULT_AGENTS = (
 
 @lru_cache(maxsize=1)
 def litellm_models() -> tuple[str, ...]:
-    """LiteLLM's known models as `provider/model` ids (the price table is local).
+    """LiteLLM's known models as `provider/model` ids.
 
-    Read from the model cache when this LiteLLM installation was seen before; otherwise
-    the server's warm-up fills this in the background after start-up, and a request that
-    comes first waits for the warm-up's LiteLLM import rather than importing it again."""
+    Read from the price map LiteLLM ships (no LiteLLM import: a fresh install's first
+    `/models` takes milliseconds). Only when LiteLLM would load another map does this need
+    the module, and then it waits for the warm-up's import rather than importing again."""
     from openhands.llm.preload import load_litellm
 
-    return tuple(litellm_model_table(load_litellm).provider_ids)
+    return tuple(litellm_provider_ids(load_litellm))
 
 
-# The first call of each imports LiteLLM (many seconds on a small machine): they run in a
+# The first call of each reads a 1.5 MB file (or, rarely, imports LiteLLM): they run in a
 # worker thread so that the event loop (every other request and socket) is not held up.
 
 

@@ -7,70 +7,47 @@ meant for machines without Docker (and for fast tests); every start says so loud
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import getpass
 import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
-import time
 from collections.abc import Sequence
-from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 from urllib.parse import urlparse
 
-import httpx
-
 from openhands.core.config import OpenHandsConfig
-from openhands.core.exceptions import AgentRuntimeDisconnectedError, AgentRuntimeError
+from openhands.core.exceptions import AgentRuntimeDisconnectedError
 from openhands.core.logger import openhands_logger as logger
 from openhands.events.stream import EventStream
 from openhands.runtime.base import Plugin, StatusCallback
 from openhands.runtime.impl.action_execution.action_execution_client import (
     ActionExecutionClient,
 )
-from openhands.runtime.runtime_status import RuntimeStatus
-from openhands.runtime.server.options import tmux_socket_name
-from openhands.runtime.utils.command import get_action_execution_server_startup_command
-from openhands.runtime.utils.ports import (
-    APP_PORT_RANGE_1,
-    APP_PORT_RANGE_2,
-    EXECUTION_SERVER_PORT_RANGE,
-    VSCODE_PORT_RANGE,
-    find_available_port,
+from openhands.runtime.impl.local.server_process import (
+    PROJECT_ROOT,
+    ServerProcess,
+    expected_key,
+    launch_server,
+    stop_server,
+    wait_until_alive,
 )
+from openhands.runtime.impl.local.warm_servers import (
+    DESIRED_ENV,
+    INITIAL_ENV,
+    count_from_env,
+    warm_pool,
+)
+from openhands.runtime.runtime_status import RuntimeStatus
 
 if TYPE_CHECKING:
     from openhands.llm.llm_registry import LLMRegistry
 
-SERVER_MODULE = "openhands.runtime.action_execution_server"
-PROJECT_ROOT = Path(__file__).resolve().parents[4]
-READY_TIMEOUT_SECONDS = 120
-
-
-@dataclass
-class _ServerProcess:
-    process: subprocess.Popen[str]
-    port: int
-    vscode_port: int
-    app_ports: tuple[int, int]
-    workspace: str
-    temp_workspace: bool
-    log_thread: threading.Thread
-
-
-def _forward_output(process: subprocess.Popen[str], sid: str) -> None:
-    assert process.stdout is not None
-    for line in process.stdout:
-        logger.debug("server[%s]: %s", sid, line.rstrip())
-
 
 class LocalRuntime(ActionExecutionClient):
     # Servers by conversation id, so a reconnect with the same sid reuses its server.
-    _servers: ClassVar[dict[str, _ServerProcess]] = {}
+    _servers: ClassVar[dict[str, ServerProcess]] = {}
     _servers_lock: ClassVar[threading.Lock] = threading.Lock()
 
     def __init__(
@@ -102,7 +79,7 @@ class LocalRuntime(ActionExecutionClient):
             git_provider_tokens=git_provider_tokens,
         )
         self.session_api_key = os.environ.get("SESSION_API_KEY") or None
-        self._server: _ServerProcess | None = None
+        self._server: ServerProcess | None = None
         # Copied from the server process once connected; what the URL properties read.
         self._vscode_port: int | None = None
         self._app_ports: list[int] = []
@@ -116,10 +93,23 @@ class LocalRuntime(ActionExecutionClient):
 
     @classmethod
     def setup(cls, config: OpenHandsConfig, headless_mode: bool = False) -> None:
-        """Check what the local server needs (skipped with SKIP_DEPENDENCY_CHECK=1)."""
-        if os.environ.get("SKIP_DEPENDENCY_CHECK") == "1":
-            return
-        check_local_dependencies()
+        """Check what the local server needs (skipped with SKIP_DEPENDENCY_CHECK=1), and
+        start ``INITIAL_NUM_WARM_SERVERS`` warm servers in the background."""
+        if os.environ.get("SKIP_DEPENDENCY_CHECK") != "1":
+            check_local_dependencies()
+        initial = count_from_env(INITIAL_ENV)
+        if initial:
+            plugins = _default_plugins(config, headless_mode)
+            host_env = dict(os.environ)
+            warm_pool.fill(
+                initial,
+                config,
+                plugins,
+                expected_key(config, plugins, host_env),
+                host_env,
+                config.sandbox.local_runtime_url,
+                os.environ.get("SESSION_API_KEY") or None,
+            )
 
     # --- server process ----------------------------------------------------------------
 
@@ -135,83 +125,51 @@ class LocalRuntime(ActionExecutionClient):
             return None
         return f"The local action execution server exited with code {server.process.returncode}"
 
-    def _start_server(self) -> _ServerProcess:
-        workspace = self.config.workspace_base
-        temp_workspace = workspace is None
-        if workspace is None:
-            workspace = tempfile.mkdtemp(prefix=f"openhands_workspace_{self.sid}_")
-        os.makedirs(workspace, exist_ok=True)
-        port = find_available_port(EXECUTION_SERVER_PORT_RANGE)
-        vscode_port = int(os.environ.get("VSCODE_PORT") or find_available_port(VSCODE_PORT_RANGE))
-        app_ports = (
-            int(
-                os.environ.get("WORK_PORT_1")
-                or os.environ.get("APP_PORT_1")
-                or find_available_port(APP_PORT_RANGE_1)
-            ),
-            int(
-                os.environ.get("WORK_PORT_2")
-                or os.environ.get("APP_PORT_2")
-                or find_available_port(APP_PORT_RANGE_2)
-            ),
-        )
-        # The server's working dir is the host workspace; it runs as this process's user.
-        server_config = self.config.model_copy(
-            update={"workspace_mount_path_in_sandbox": workspace}
-        )
-        command = get_action_execution_server_startup_command(
-            port,
+    def _claim_or_start_server(self) -> ServerProcess:
+        """A warm server started with this runtime's settings, else a new one."""
+        host_env = dict(os.environ)
+        key = expected_key(self.config, self.plugins, host_env)
+        server = warm_pool.pop(key)
+        if server is not None:
+            logger.info(
+                "LocalRuntime %s: claimed the warm server on port %d", self.sid, server.port
+            )
+            return server
+        if count_from_env(DESIRED_ENV):
+            logger.info("LocalRuntime %s: no warm server ready, starting one", self.sid)
+        return launch_server(self.config, self.plugins, self.sid, host_env)
+
+    def _refill_warm_servers(self) -> None:
+        desired = count_from_env(DESIRED_ENV)
+        if not desired:
+            return
+        host_env = dict(os.environ)
+        warm_pool.fill(
+            desired,
+            self.config,
             self.plugins,
-            server_config,
-            override_user_id=os.getuid(),
-            override_username=getpass.getuser(),
-            main_module=SERVER_MODULE,
-            python_executable=sys.executable,
-        )
-        env = dict(os.environ)
-        # No sandbox user here: bash runs as this process's user, with its environment
-        # (runtime.md §13), unless the caller asks for `su` explicitly.
-        env.setdefault("SU_TO_USER", "false")
-        env.update(
-            {
-                "PYTHONPATH": os.pathsep.join(
-                    p for p in (str(PROJECT_ROOT), env.get("PYTHONPATH", "")) if p
-                ),
-                "OPENHANDS_REPO_PATH": str(PROJECT_ROOT),
-                "LOCAL_RUNTIME_MODE": "1",
-                "VSCODE_PORT": str(vscode_port),
-                "APP_PORT_1": str(app_ports[0]),
-                "APP_PORT_2": str(app_ports[1]),
-                "PATH": os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", ""),
-            }
-        )
-        process = subprocess.Popen(
-            command,
-            cwd=PROJECT_ROOT,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            bufsize=1,
-        )
-        log_thread = threading.Thread(target=_forward_output, args=(process, self.sid), daemon=True)
-        log_thread.start()
-        return _ServerProcess(
-            process, port, vscode_port, app_ports, workspace, temp_workspace, log_thread
+            expected_key(self.config, self.plugins, host_env),
+            host_env,
+            self.config.sandbox.local_runtime_url,
+            self.session_api_key,
         )
 
     async def connect(self) -> None:
         self.set_runtime_status(RuntimeStatus.STARTING_RUNTIME)
         with self._servers_lock:
             existing = self._servers.get(self.sid)
-            if existing is not None and existing.process.poll() is not None:
+            if existing is not None and not existing.running:
                 del self._servers[self.sid]
                 existing = None
             if existing is None and self.attach_to_existing:
                 raise AgentRuntimeDisconnectedError(f"No local runtime server for {self.sid}")
-            if existing is None:
-                existing = self._start_server()
-                self._servers[self.sid] = existing
+        if existing is None:
+            # Outside the lock: claiming may wait for a warm server that is still starting.
+            claimed = await asyncio.to_thread(self._claim_or_start_server)
+            with self._servers_lock:
+                existing = self._servers.setdefault(self.sid, claimed)
+            if existing is not claimed:  # another runtime of this sid got there first
+                await asyncio.to_thread(stop_server, claimed)
         self._server = existing
         self._vscode_port = existing.vscode_port
         self._app_ports = list(existing.app_ports)
@@ -221,24 +179,11 @@ class LocalRuntime(ActionExecutionClient):
             await asyncio.to_thread(self.setup_initial_env)
         self._runtime_initialized = True
         self.set_runtime_status(RuntimeStatus.READY)
+        self._refill_warm_servers()
 
     def _wait_until_alive(self) -> None:
         assert self._server is not None
-        deadline = time.monotonic() + READY_TIMEOUT_SECONDS
-        last_error: Exception | None = None
-        while time.monotonic() < deadline:
-            if self._server.process.poll() is not None:
-                raise AgentRuntimeDisconnectedError(
-                    f"The local action execution server exited with code "
-                    f"{self._server.process.returncode}"
-                )
-            try:
-                self.check_if_alive()
-                return
-            except (httpx.HTTPError, AgentRuntimeError) as e:
-                last_error = e
-            time.sleep(0.2)
-        raise AgentRuntimeError(f"The local action execution server did not start: {last_error}")
+        wait_until_alive(self._server, self.config.sandbox.local_runtime_url, self.session_api_key)
 
     def close(self) -> None:
         if self.closed:
@@ -249,14 +194,14 @@ class LocalRuntime(ActionExecutionClient):
         with self._servers_lock:
             server = self._servers.pop(self.sid, None)
         if server is not None:
-            _stop(server)
+            stop_server(server)
 
     @classmethod
     async def delete(cls, conversation_id: str) -> None:
         with cls._servers_lock:
             server = cls._servers.pop(conversation_id, None)
         if server is not None:
-            await asyncio.to_thread(_stop, server)
+            await asyncio.to_thread(stop_server, server)
 
     # --- what the UI shows ---------------------------------------------------------------
 
@@ -338,22 +283,19 @@ def check_local_dependencies() -> None:
         raise RuntimeError(f"tmux does not work here: {probe.stderr.strip()}")
 
 
-def _stop(server: _ServerProcess) -> None:
-    if server.process.poll() is None:
-        server.process.terminate()
-        try:
-            server.process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            server.process.kill()
-            server.process.wait(timeout=5)
-    # A server that stopped cleanly has closed its tmux sessions (and so its tmux server);
-    # one that crashed or was killed left them running, with whatever ran in them.
-    with contextlib.suppress(OSError, subprocess.TimeoutExpired):
-        subprocess.run(
-            ["tmux", "-L", tmux_socket_name(server.port), "kill-server"],
-            capture_output=True,
-            stdin=subprocess.DEVNULL,
-            timeout=30,
-        )
-    if server.temp_workspace:
-        shutil.rmtree(server.workspace, ignore_errors=True)
+def _default_plugins(config: OpenHandsConfig, headless_mode: bool) -> list[Plugin]:
+    """The plugins a conversation of ``config.default_agent`` asks for (what the warm
+    servers of ``INITIAL_NUM_WARM_SERVERS`` are started with)."""
+    from openhands.controller.agent import Agent
+    from openhands.runtime.base import _plugin_name
+
+    try:
+        import openhands.agenthub  # noqa: F401  (registers the agents)
+
+        plugins: list[Plugin] = list(Agent.get_cls(config.default_agent).sandbox_plugins)
+    except Exception as error:  # an unknown agent: its own start will report it
+        logger.warning("No warm servers for agent %s: %s", config.default_agent, error)
+        plugins = []
+    if not headless_mode and not any(_plugin_name(p) == "vscode" for p in plugins):
+        plugins.append("vscode")
+    return plugins
