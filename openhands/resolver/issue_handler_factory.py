@@ -34,12 +34,15 @@ class IssueHandlerFactory:
         owner: str,
         repo: str,
         token: str,
-        username: str,
+        username: str | None,
         platform: ProviderType,
         base_domain: str,
         issue_type: str,
-        llm_config: LLMConfig,
+        llm_config: LLMConfig | None = None,
     ) -> None:
+        """``username`` is only needed for clone and push URLs, and ``llm_config`` only for
+        the success check; a caller that does neither (the web route reading an issue)
+        passes None."""
         self.owner = owner
         self.repo = repo
         self.token = token

@@ -18,7 +18,6 @@ import dataclasses
 import json
 import os
 import shutil
-import subprocess
 from argparse import Namespace
 from pathlib import Path
 from typing import Any
@@ -37,6 +36,7 @@ from openhands.events.observation import CmdOutputObservation, ErrorObservation,
 from openhands.events.stream import EventStreamSubscriber
 from openhands.integrations.service_types import ProviderType
 from openhands.llm.llm_registry import LLMRegistry
+from openhands.resolver.git_helpers import clone_repository, run_git
 from openhands.resolver.interfaces.issue import Issue
 from openhands.resolver.interfaces.issue_definitions import ServiceContextIssue, ServiceContextPR
 from openhands.resolver.issue_handler_factory import IssueHandlerFactory
@@ -399,8 +399,8 @@ class IssueResolver:
         os.makedirs(self.output_dir, exist_ok=True)
         os.makedirs(os.path.join(self.output_dir, "infer_logs"), exist_ok=True)
         if not os.path.exists(repo_dir):
-            _clone(self.issue_handler.get_clone_url(), repo_dir)
-        base_commit = _git(repo_dir, "rev-parse", "HEAD")
+            clone_repository(self.issue_handler.get_clone_url(), repo_dir)
+        base_commit = run_git(repo_dir, "rev-parse", "HEAD")
         logger.info("Base commit: %s", base_commit)
 
         if self.repo_instruction is None:
@@ -417,15 +417,15 @@ class IssueResolver:
             if not issue.head_branch:
                 raise ValueError("Branch name cannot be None")
             # Fetched by URL so that the token never lands in the clone's git config.
-            _git(
+            run_git(
                 repo_dir,
                 "fetch",
                 self.issue_handler.get_clone_url(),
                 f"+refs/heads/{issue.head_branch}:refs/remotes/origin/{issue.head_branch}",
                 secret_url=self.issue_handler.get_clone_url(),
             )
-            _git(repo_dir, "checkout", issue.head_branch)
-            base_commit = _git(repo_dir, "rev-parse", "HEAD")
+            run_git(repo_dir, "checkout", issue.head_branch)
+            base_commit = run_git(repo_dir, "rev-parse", "HEAD")
             logger.info("Checked out PR branch %s at %s", issue.head_branch, base_commit)
 
         logger.info("Writing output to %s", output_file)
@@ -494,56 +494,3 @@ def _already_processed(output_file: str, issue_number: int) -> bool:
             if line.strip() and json.loads(line)["issue"]["number"] == issue_number:
                 return True
     return False
-
-
-def _clone(clone_url: str, repo_dir: str) -> None:
-    """``git clone`` the repository. The URL may carry the token: it is kept out of error
-    texts, and the clone's ``origin`` is set to the same URL without credentials, so the
-    token does not travel into the sandbox's workspace."""
-    try:
-        output = subprocess.check_output(
-            ["git", "clone", clone_url, repo_dir], stderr=subprocess.STDOUT
-        ).decode("utf-8", errors="replace")
-    except subprocess.CalledProcessError as e:
-        output = (e.output or b"").decode("utf-8", errors="replace") or f"exit code {e.returncode}"
-        raise RuntimeError(f"Failed to clone repository: {_redact(output, clone_url)}") from None
-    if "fatal" in output:
-        raise RuntimeError(f"Failed to clone repository: {_redact(output, clone_url)}")
-    if os.path.isdir(os.path.join(repo_dir, ".git")):
-        _git(repo_dir, "remote", "set-url", "origin", _without_credentials(clone_url))
-
-
-def _git(repo_dir: str, *args: str, secret_url: str | None = None) -> str:
-    """Run git in ``repo_dir`` and return its stripped output; a failure raises
-    ``RuntimeError`` with git's message, ``secret_url``'s credentials masked."""
-    result = subprocess.run(
-        ["git", "-C", repo_dir, *args], capture_output=True, text=True, check=False
-    )
-    if result.returncode != 0:
-        message = f"git {' '.join(args)} failed: {result.stderr.strip()}"
-        raise RuntimeError(_redact(message, secret_url) if secret_url else message)
-    return result.stdout.strip()
-
-
-def _userinfo(url: str) -> str:
-    _scheme, sep, rest = url.partition("://")
-    authority = rest.split("/", 1)[0] if sep else ""
-    return authority.rsplit("@", 1)[0] if "@" in authority else ""
-
-
-def _without_credentials(url: str) -> str:
-    """``url`` without its ``user:password@`` part."""
-    userinfo = _userinfo(url)
-    return url.replace(f"{userinfo}@", "", 1) if userinfo else url
-
-
-def _redact(text: str, url: str) -> str:
-    """``text`` with the credentials of ``url`` (the user part and the secret) masked."""
-    userinfo = _userinfo(url)
-    if not userinfo:
-        return text
-    text = text.replace(url, _without_credentials(url))
-    for secret in {userinfo, *userinfo.split(":")}:
-        if len(secret) >= 4:
-            text = text.replace(secret, "***")
-    return text

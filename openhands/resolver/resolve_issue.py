@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 
+from openhands.core.logger import register_secret
 from openhands.resolver.cli_errors import run_cli
 from openhands.resolver.issue_resolver import IssueResolver
 
@@ -108,6 +109,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> None:
     args = build_parser().parse_args(argv)
+    # The token then never shows in a log line or an error message.
+    register_secret(args.token)
     run_cli(lambda: asyncio.run(IssueResolver(args).resolve_issue()))
 
 

@@ -63,11 +63,11 @@ def load_resolver_task(
         owner=owner,
         repo=repo,
         token=token,
-        username=None,  # type: ignore[arg-type]  # no clone happens here, only API reads
+        username=None,  # no clone happens here, only API reads
         platform=platform,
         base_domain=base_domain or DEFAULT_BASE_DOMAINS[platform],
         issue_type=issue_type,
-        llm_config=None,  # type: ignore[arg-type]  # no success check here: no LLM
+        llm_config=None,  # no success check here: no LLM
     ).create()
     try:
         issues = handler.get_converted_issues(issue_numbers=[issue_number], comment_id=comment_id)

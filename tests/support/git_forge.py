@@ -1,10 +1,19 @@
-"""A stand-in GitHub (Enterprise layout) for the resolver's end-to-end tests.
+"""Stand-in forges (GitHub Enterprise, self-hosted GitLab, Bitbucket) for the resolver's
+end-to-end tests.
 
 One HTTPS server on 127.0.0.1 plays both halves of a forge: the REST/GraphQL API the
-resolver's handlers call (``/api/v3``, ``/api/graphql``) and a real git server for clone and
-push (``git http-backend`` over CGI, repositories under ``<root>/git``). Both check the token.
-Everything the API is asked to create (pull requests, comments, thread replies) is recorded
-for the tests; ``rate_limited`` makes the API answer like an exhausted GitHub quota.
+resolver's handlers call and a real git server for clone and push (``git http-backend``
+over CGI, repositories under ``<root>/git``). Both check the token. The API is the one of
+``ForgeState.flavour``:
+
+- ``github``: ``/api/v3`` and ``/api/graphql`` (GitHub Enterprise layout);
+- ``gitlab``: ``/api/v4`` (self-hosted GitLab; ``owner`` may be a nested group);
+- ``bitbucket``: ``/2.0`` (the resolver calls it on ``api.<domain>``; see
+  ``tests.support.localhost_proxy`` for reaching that name on loopback).
+
+Everything the API is asked to create (pull/merge requests, comments, thread replies) is
+recorded, and so is the host each API request was addressed to; ``rate_limited`` makes the
+API answer like an exhausted quota.
 """
 
 from __future__ import annotations
@@ -17,12 +26,17 @@ import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from typing import Any, Literal
+from urllib.parse import parse_qs, quote, urlsplit
 
 from tests.support.tls_certs import Issued
 
 GIT_HTTP_BACKEND = "/usr/lib/git-core/git-http-backend"
+
+Flavour = Literal["github", "gitlab", "bitbucket"]
+Answer = tuple[int, Any] | None
+# The "who am I" request of each API: the resolver's token check, never rate limited.
+USER_PATHS = {"github": "/api/v3/user", "gitlab": "/api/v4/user", "bitbucket": "/2.0/user"}
 
 
 @dataclass
@@ -30,6 +44,7 @@ class ForgeState:
     owner: str
     repo: str
     token: str
+    flavour: Flavour = "github"
     issues: list[dict[str, Any]] = field(default_factory=list)
     pulls: list[dict[str, Any]] = field(default_factory=list)
     comments: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
@@ -38,13 +53,18 @@ class ForgeState:
     created_pulls: list[dict[str, Any]] = field(default_factory=list)
     posted_comments: list[tuple[int, str]] = field(default_factory=list)
     thread_replies: list[dict[str, Any]] = field(default_factory=list)
+    # (method, Host header, path) of every API request.
+    api_requests: list[tuple[str, str, str]] = field(default_factory=list)
     rate_limited: bool = False
 
 
 class GitForge:
-    def __init__(self, root: Path, tls: Issued, state: ForgeState) -> None:
+    def __init__(self, root: Path, tls: Issued, state: ForgeState, host: str = "127.0.0.1") -> None:
+        """``host`` is the name clients use for the forge (its certificate must cover it);
+        the server itself listens on 127.0.0.1."""
         self.root = root
         self.state = state
+        self.host = host
         self.git_root = root / "git"
         self.git_root.mkdir(parents=True, exist_ok=True)
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
@@ -54,8 +74,12 @@ class GitForge:
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     @property
+    def port(self) -> int:
+        return int(self._server.server_address[1])
+
+    @property
     def domain(self) -> str:
-        return f"127.0.0.1:{self._server.server_address[1]}"
+        return f"{self.host}:{self.port}"
 
     @property
     def bare_repo(self) -> Path:
@@ -84,9 +108,96 @@ class GitForge:
         ).stdout  # fmt: skip
 
 
-def _handler(forge: GitForge) -> type[BaseHTTPRequestHandler]:
+# --- the APIs --------------------------------------------------------------------------------
+
+
+def _paged(items: list[Any], page: int) -> tuple[int, Any]:
+    return 200, items if page == 1 else []
+
+
+def _github_api(forge: GitForge, method: str, path: str, page: int, data: Any) -> Answer:
     state = forge.state
     repo_path = f"/api/v3/repos/{state.owner}/{state.repo}"
+    if path == "/api/v3/user":
+        return 200, {"login": "resolver-bot", "id": 7}
+    if path == repo_path:
+        return 200, {"default_branch": "main", "full_name": f"{state.owner}/{state.repo}"}
+    if path == f"{repo_path}/issues" and method == "GET":
+        return _paged(state.issues, page)
+    if path == f"{repo_path}/pulls" and method == "GET":
+        return _paged(state.pulls, page)
+    if path == f"{repo_path}/pulls" and method == "POST":
+        number = 100 + len(state.created_pulls)
+        state.created_pulls.append(data)
+        url = f"https://{forge.domain}/{state.owner}/{state.repo}/pull/{number}"
+        return 201, {"html_url": url, "number": number}
+    if path.startswith(f"{repo_path}/branches/"):
+        name = path.rsplit("/", 1)[1]
+        return (200, {"name": name}) if name in forge.branches() else None
+    if path.startswith(f"{repo_path}/issues/"):
+        rest = path.removeprefix(f"{repo_path}/issues/").split("/")
+        number = int(rest[0])
+        if rest[1:] == ["comments"] and method == "GET":
+            return _paged(state.comments.get(number, []), page)
+        if rest[1:] == ["comments"] and method == "POST":
+            state.posted_comments.append((number, data["body"]))
+            return 201, {"id": 1}
+        issue = next((i for i in state.issues if i["number"] == number), None)
+        return (200, issue) if issue else None
+    if path == "/api/graphql" and method == "POST":
+        if "addPullRequestReviewThreadReply" in data["query"]:
+            state.thread_replies.append(data["variables"])
+            return 200, {"data": {"addPullRequestReviewThreadReply": {"comment": {"id": "c"}}}}
+        number = int(data["variables"]["pr"])
+        return 200, {"data": {"repository": {"pullRequest": state.pr_metadata[number]}}}
+    return None
+
+
+def _gitlab_api(forge: GitForge, method: str, path: str, page: int, data: Any) -> Answer:
+    state = forge.state
+    # The project is addressed by its url-encoded full path (`group%2Fsub%2Frepo`).
+    project = f"/api/v4/projects/{quote(f'{state.owner}/{state.repo}', safe='')}"
+    web = f"https://{forge.domain}/{state.owner}/{state.repo}"
+    if path == "/api/v4/user":
+        return 200, {"id": 7, "username": "resolver-bot", "name": "Resolver Bot"}
+    if path == project:
+        return 200, {"default_branch": "main", "path_with_namespace": f"{state.owner}/{state.repo}"}
+    if path == f"{project}/issues" and method == "GET":
+        return _paged(state.issues, page)
+    if path.startswith(f"{project}/issues/") and path.endswith("/notes") and method == "GET":
+        number = int(path.split("/")[-2])
+        return _paged(state.comments.get(number, []), page)
+    if path.startswith(f"{project}/repository/branches/"):
+        name = path.rsplit("/", 1)[1]
+        return (200, {"name": name}) if name in forge.branches() else None
+    if path == f"{project}/merge_requests" and method == "POST":
+        iid = 100 + len(state.created_pulls)
+        state.created_pulls.append(data)
+        return 201, {"web_url": f"{web}/-/merge_requests/{iid}", "iid": iid}
+    return None
+
+
+def _bitbucket_api(forge: GitForge, method: str, path: str, page: int, data: Any) -> Answer:
+    state = forge.state
+    repository = f"/2.0/repositories/{state.owner}/{state.repo}"
+    if path == "/2.0/user":
+        return 200, {"account_id": "7", "username": "resolver-bot", "display_name": "Bot"}
+    if path == f"{repository}/pullrequests" and method == "POST":
+        number = 100 + len(state.created_pulls)
+        state.created_pulls.append(data)
+        url = f"https://{forge.domain}/{state.owner}/{state.repo}/pull-requests/{number}"
+        return 201, {"id": number, "links": {"html": {"href": url}}}
+    return None
+
+
+APIS = {"github": _github_api, "gitlab": _gitlab_api, "bitbucket": _bitbucket_api}
+
+
+# --- the server ------------------------------------------------------------------------------
+
+
+def _handler(forge: GitForge) -> type[BaseHTTPRequestHandler]:
+    state = forge.state
 
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, format: str, *args: Any) -> None:
@@ -97,6 +208,9 @@ def _handler(forge: GitForge) -> type[BaseHTTPRequestHandler]:
 
         def do_POST(self) -> None:
             self._dispatch("POST")
+
+        def do_PUT(self) -> None:
+            self._dispatch("PUT")
 
         def _body(self) -> bytes:
             length = int(self.headers.get("Content-Length") or 0)
@@ -122,64 +236,26 @@ def _handler(forge: GitForge) -> type[BaseHTTPRequestHandler]:
             return None
 
         def _dispatch(self, method: str) -> None:
+            # The raw path: GitLab's project ids keep their `%2F`.
             url = urlsplit(self.path)
             if url.path.endswith(".git") or ".git/" in url.path:
                 return self._git(method, url.path, url.query)
             body = self._body()
+            state.api_requests.append((method, self.headers.get("Host", ""), url.path))
             if self._token() != state.token:
                 return self._json(401, {"message": "Bad credentials"})
-            if state.rate_limited and url.path != "/api/v3/user":
+            if state.rate_limited and url.path != USER_PATHS[state.flavour]:
                 return self._json(
-                    403,
+                    403 if state.flavour == "github" else 429,
                     {"message": "API rate limit exceeded"},
                     {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "1700000000"},
                 )
             page = int(parse_qs(url.query).get("page", ["1"])[0])
-            answer = self._api(method, url.path, page, json.loads(body) if body else None)
+            data = json.loads(body) if body else None
+            answer = APIS[state.flavour](forge, method, url.path, page, data)
             if answer is None:
                 return self._json(404, {"message": "Not Found"})
             self._json(*answer)
-
-        def _api(self, method: str, path: str, page: int, data: Any) -> tuple[int, Any] | None:
-            def paged(items: list[Any]) -> tuple[int, Any]:
-                return 200, items if page == 1 else []
-
-            if path == "/api/v3/user":
-                return 200, {"login": "resolver-bot", "id": 7}
-            if path == repo_path:
-                return 200, {"default_branch": "main", "full_name": f"{state.owner}/{state.repo}"}
-            if path == f"{repo_path}/issues" and method == "GET":
-                return paged(state.issues)
-            if path == f"{repo_path}/pulls" and method == "GET":
-                return paged(state.pulls)
-            if path == f"{repo_path}/pulls" and method == "POST":
-                number = 100 + len(state.created_pulls)
-                state.created_pulls.append(data)
-                url = f"https://{forge.domain}/{state.owner}/{state.repo}/pull/{number}"
-                return 201, {"html_url": url, "number": number}
-            if path.startswith(f"{repo_path}/branches/"):
-                name = path.rsplit("/", 1)[1]
-                return (200, {"name": name}) if name in forge.branches() else None
-            if path.startswith(f"{repo_path}/issues/"):
-                rest = path.removeprefix(f"{repo_path}/issues/").split("/")
-                number = int(rest[0])
-                if rest[1:] == ["comments"] and method == "GET":
-                    return paged(state.comments.get(number, []))
-                if rest[1:] == ["comments"] and method == "POST":
-                    state.posted_comments.append((number, data["body"]))
-                    return 201, {"id": 1}
-                issue = next((i for i in state.issues if i["number"] == number), None)
-                return (200, issue) if issue else None
-            if path == "/api/graphql" and method == "POST":
-                return 200, self._graphql(data)
-            return None
-
-        def _graphql(self, data: dict[str, Any]) -> Any:
-            if "addPullRequestReviewThreadReply" in data["query"]:
-                state.thread_replies.append(data["variables"])
-                return {"data": {"addPullRequestReviewThreadReply": {"comment": {"id": "c"}}}}
-            number = int(data["variables"]["pr"])
-            return {"data": {"repository": {"pullRequest": state.pr_metadata[number]}}}
 
         def _git(self, method: str, path: str, query: str) -> None:
             if self._token() != state.token:
