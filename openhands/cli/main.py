@@ -105,6 +105,7 @@ if TYPE_CHECKING:
     from openhands.controller.state.state import State
     from openhands.memory.memory import Memory
     from openhands.runtime.base import Runtime
+    from openhands.runtime.plugins.requirement import PluginRequirement
     from openhands.storage.settings.file_settings_store import FileSettingsStore
 
 
@@ -197,6 +198,23 @@ def read_task(args: argparse.Namespace, multiline: bool) -> str:
     return ""
 
 
+def _setup_plugins(
+    runtime_cls: type, config: OpenHandsConfig
+) -> dict[str, list[PluginRequirement | str]]:
+    """The default agent's sandbox plugins for ``LocalRuntime.setup`` (its warm servers);
+    other runtimes' ``setup`` takes only the config."""
+    import openhands.agenthub  # noqa: F401  (registers the agents)
+    from openhands.controller.agent import Agent
+    from openhands.runtime.impl.local.local_runtime import LocalRuntime
+
+    if not issubclass(runtime_cls, LocalRuntime):
+        return {}
+    try:
+        return {"plugins": list(Agent.get_cls(config.default_agent).sandbox_plugins)}
+    except Exception:  # an unknown agent: its own start reports it
+        return {}
+
+
 def _file_task(path: str) -> str:
     """``-f FILE``: the first message names the file, carries its text, and asks the agent to
     read it, then ask the user what to do with it (cli.md §2 step 11)."""
@@ -269,7 +287,7 @@ async def main_with_loop(loop: asyncio.AbstractEventLoop, args: argparse.Namespa
     from openhands.runtime import get_runtime_cls
 
     runtime_cls = get_runtime_cls(config.runtime)
-    runtime_cls.setup(config)
+    runtime_cls.setup(config, **_setup_plugins(runtime_cls, config))
     try:
         new_session = await run_session(
             loop,

@@ -53,7 +53,9 @@ async def start_docker_sandboxes(
         ClusteredConversationManager,
     )
 
-    sandboxes = await asyncio.to_thread(DockerSandboxes.for_server, config)
+    sandboxes = await asyncio.to_thread(
+        DockerSandboxes.for_server, config, server_sandbox_plugins(config)
+    )
     manager.docker_sandboxes = sandboxes
     clustered = isinstance(manager, ClusteredConversationManager)
     loop = asyncio.get_running_loop()
@@ -97,6 +99,17 @@ async def close_docker_sandboxes(sandboxes: DockerSandboxes, task: asyncio.Task[
     if not task.done():
         await asyncio.wait({task}, timeout=60)
     await asyncio.to_thread(sandboxes.close)
+
+
+def server_sandbox_plugins(config: OpenHandsConfig) -> tuple[str, ...]:
+    """The plugins of a UI conversation of the default agent (the server is not headless,
+    so VS Code is always asked for): what a warm sandbox must have to be claimed."""
+    import openhands.agenthub  # noqa: F401  (registers the agents)
+    from openhands.controller.agent import Agent
+    from openhands.runtime.utils.command import plugin_names
+
+    plugins = list(Agent.get_cls(config.default_agent).sandbox_plugins)
+    return tuple(plugin_names([*plugins, "vscode"]))
 
 
 def _stored_anywhere(file_store: FileStore, sid: str) -> bool:

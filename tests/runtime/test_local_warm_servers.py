@@ -167,15 +167,19 @@ def test_a_server_of_other_settings_is_not_claimed(
         second.close()
 
 
-def test_setup_starts_the_initial_servers_for_the_default_agent(
+def test_setup_starts_the_initial_servers_for_the_given_plugins(
     host: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from openhands.agenthub.codeact_agent.codeact_agent import CodeActAgent
+
     monkeypatch.setenv(warm_servers.INITIAL_ENV, "1")
     monkeypatch.setenv("SKIP_DEPENDENCY_CHECK", "1")
     config = _config()
+    # Without the agent's plugins (the runtime layer does not know the agents) none start.
     LocalRuntime.setup(config, headless_mode=True)
+    assert warm_pool.starting_count() + warm_pool.idle_count() == 0
+    LocalRuntime.setup(config, headless_mode=True, plugins=CodeActAgent.sandbox_plugins)
     assert warm_pool.starting_count() + warm_pool.idle_count() == 1
-    from openhands.agenthub.codeact_agent.codeact_agent import CodeActAgent
 
     runtime = LocalRuntime(
         config,

@@ -10,14 +10,12 @@ followed there; the changes are pushed from it like those of any conversation.
 from __future__ import annotations
 
 import asyncio
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import httpx
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from openhands.integrations.service_types import ProviderType
-from openhands.resolver.web_task import IssueNotFoundError, ResolverTask, load_resolver_task
 from openhands.runtime.workspace_setup import repository_dir_name
 from openhands.server import errors
 from openhands.server.dependencies import API_GUARDS, Conversations, Providers, Services
@@ -25,6 +23,11 @@ from openhands.server.errors import MappedErrorsRoute, PlainTextError, ProviderR
 from openhands.server.services.conversation_ids import generate_unique_conversation_id
 from openhands.storage.data_models.conversation_metadata import ConversationTrigger
 from openhands.storage.data_models.conversation_status import ConversationStatus
+
+if TYPE_CHECKING:
+    import httpx
+
+    from openhands.resolver.web_task import ResolverTask
 
 # owner/repo, GitLab groups nesting (group/sub/repo); no URLs, no `..`.
 REPOSITORY_PATTERN = r"^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)+$"
@@ -136,6 +139,12 @@ async def _read_task(
 ) -> ResolverTask:
     """The resolver's task, read from the provider (the handlers block: run in a thread);
     provider failures become clear 4xx/502 answers."""
+    # Imported here: the handlers bring the LLM stack and httpx, which the server's own
+    # import must not pay for (tests/unit/server/test_listen.py).
+    import httpx
+
+    from openhands.resolver.web_task import IssueNotFoundError, load_resolver_task
+
     try:
         return await asyncio.to_thread(
             load_resolver_task,

@@ -39,7 +39,6 @@ from openhands.runtime.impl.docker.warm_pool import (
     process_alive,
     process_identity,
 )
-from openhands.runtime.utils.command import plugin_names
 
 logger = logging.getLogger(__name__)
 
@@ -72,17 +71,6 @@ def owner_id(config: OpenHandsConfig) -> str:
     return hashlib.sha256(key.encode()).hexdigest()[:24]
 
 
-def server_sandbox_plugins(config: OpenHandsConfig) -> tuple[str, ...]:
-    """The plugins of a UI conversation of the default agent (the server is not headless,
-    so VS Code is always asked for)."""
-    import openhands.agenthub  # noqa: F401  (registers the agents)
-    from openhands.controller.agent import Agent
-
-    plugins = list(Agent.get_cls(config.default_agent).sandbox_plugins)
-    names = plugin_names([*plugins, "vscode"])
-    return tuple(names)
-
-
 def pool_knobs(config: OpenHandsConfig) -> dict[str, str]:
     """The server knobs a new runtime of this server would put in the container."""
     prefix = "SANDBOX_ENV_"
@@ -101,8 +89,8 @@ class DockerSandboxes:
         pool_size: int = 0,
         plugins: tuple[str, ...] | None = None,
     ) -> None:
-        """``plugins``: those of the conversations the pool serves (default: a UI
-        conversation of the default agent)."""
+        """``plugins``: those of the conversations the pool serves (without them no
+        sandbox is kept warm: a pool of another plugin set would never be claimed)."""
         self.config = config
         self._plugins = plugins
         self.owner = owner
@@ -125,10 +113,12 @@ class DockerSandboxes:
                 )
 
     @classmethod
-    def for_server(cls, config: OpenHandsConfig) -> DockerSandboxes:
+    def for_server(cls, config: OpenHandsConfig, plugins: tuple[str, ...]) -> DockerSandboxes:
+        """``plugins``: those of a UI conversation of the server's default agent (the
+        server, a layer above, knows the agents)."""
         from openhands.runtime.builder.docker import docker_client
 
-        return cls(config, owner_id(config), docker_client, config.sandbox.warm_pool_size)
+        return cls(config, owner_id(config), docker_client, config.sandbox.warm_pool_size, plugins)
 
     @property
     def client(self) -> docker.DockerClient:
@@ -149,7 +139,7 @@ class DockerSandboxes:
         """The spec a conversation of this server gets now, and its fingerprint."""
         from openhands.runtime.impl.docker.docker_runtime import runtime_image_for
 
-        plugins = self._plugins or server_sandbox_plugins(self.config)
+        plugins = self._plugins or ()
         vscode = self.config.sandbox.enable_vscode and "vscode" in plugins
         image = self.config.sandbox.runtime_container_image or runtime_image_for(
             self.config, self.client, enable_vscode=vscode

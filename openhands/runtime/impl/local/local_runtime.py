@@ -92,14 +92,26 @@ class LocalRuntime(ActionExecutionClient):
         )
 
     @classmethod
-    def setup(cls, config: OpenHandsConfig, headless_mode: bool = False) -> None:
+    def setup(
+        cls,
+        config: OpenHandsConfig,
+        headless_mode: bool = False,
+        plugins: Sequence[Plugin] | None = None,
+    ) -> None:
         """Check what the local server needs (skipped with SKIP_DEPENDENCY_CHECK=1), and
-        start ``INITIAL_NUM_WARM_SERVERS`` warm servers in the background."""
+        start ``INITIAL_NUM_WARM_SERVERS`` warm servers in the background.
+
+        ``plugins`` are those of the agent the next conversations run (the caller knows
+        the agents; the runtime layer does not): warm servers are started with them, so
+        without them ``INITIAL_NUM_WARM_SERVERS`` starts none (``DESIRED_NUM_WARM_SERVERS``
+        still refills after each start, with that runtime's own plugins)."""
         if os.environ.get("SKIP_DEPENDENCY_CHECK") != "1":
             check_local_dependencies()
         initial = count_from_env(INITIAL_ENV)
-        if initial:
-            plugins = _default_plugins(config, headless_mode)
+        if initial and plugins is None:
+            logger.info("INITIAL_NUM_WARM_SERVERS=%d ignored: no agent plugins given", initial)
+        elif initial:
+            plugins = _with_vscode(plugins, headless_mode)
             host_env = dict(os.environ)
             warm_pool.fill(
                 initial,
@@ -283,19 +295,11 @@ def check_local_dependencies() -> None:
         raise RuntimeError(f"tmux does not work here: {probe.stderr.strip()}")
 
 
-def _default_plugins(config: OpenHandsConfig, headless_mode: bool) -> list[Plugin]:
-    """The plugins a conversation of ``config.default_agent`` asks for (what the warm
-    servers of ``INITIAL_NUM_WARM_SERVERS`` are started with)."""
-    from openhands.controller.agent import Agent
+def _with_vscode(plugins: Sequence[Plugin], headless_mode: bool) -> list[Plugin]:
+    """A UI conversation's runtime also asks for VS Code (as ``Runtime`` does)."""
     from openhands.runtime.base import _plugin_name
 
-    try:
-        import openhands.agenthub  # noqa: F401  (registers the agents)
-
-        plugins: list[Plugin] = list(Agent.get_cls(config.default_agent).sandbox_plugins)
-    except Exception as error:  # an unknown agent: its own start will report it
-        logger.warning("No warm servers for agent %s: %s", config.default_agent, error)
-        plugins = []
-    if not headless_mode and not any(_plugin_name(p) == "vscode" for p in plugins):
-        plugins.append("vscode")
-    return plugins
+    chosen = list(plugins)
+    if not headless_mode and not any(_plugin_name(p) == "vscode" for p in chosen):
+        chosen.append("vscode")
+    return chosen
