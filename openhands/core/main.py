@@ -216,7 +216,9 @@ async def run_controller(
 
     owns_runtime = runtime is None
     if runtime is None:
-        runtime = builder.build_runtime()
+        # The environment's GITHUB_TOKEN & co., as the reference's headless run: the sandbox
+        # gets them and the selected repository is cloned with them.
+        runtime = builder.build_runtime(git_provider_tokens=get_provider_tokens())
     else:
         builder.runtime = runtime
     # What the caller's runtime and memory reported to before this run, given back after it.

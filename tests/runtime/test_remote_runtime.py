@@ -759,6 +759,7 @@ def no_wheels(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     wheels = tmp_path / "wheels"
     wheels.mkdir()
     monkeypatch.setattr(runtime_build, "ensure_wheels", lambda: wheels)
+    monkeypatch.setattr(runtime_build, "ensure_tool_wheels", lambda: wheels)
     monkeypatch.setenv("OH_RUNTIME_RUNTIME_IMAGE_REPO", "before-the-test")
 
 

@@ -78,23 +78,32 @@ class StdioMCPProxy:
         """Start the servers; the proxy (None when none started) and an error log."""
         proxy = cls()
         errors: list[str] = []
+        configs: list[StdioServer] = []
         for raw in raw_servers:
             try:
-                config = StdioServer.parse(raw)
+                configs.append(StdioServer.parse(raw))
             except ValueError as error:
                 errors.append(f"invalid stdio server: {error}")
-                continue
-            try:
-                await proxy._add(config)
-            except Exception as error:
-                errors.append(f"{config.name}: {_reason(error)}")
+        # Side by side: the conversation waits for the slowest server, not for the sum, so a
+        # server that fails slowly (say `uvx`/`npx` fetching a package with no network) does
+        # not hold up the others. Tools are registered in the posted order afterwards, so
+        # which server wins a shadowed tool name does not depend on start speed.
+        started = await asyncio.gather(
+            *(proxy._launch(config) for config in configs), return_exceptions=True
+        )
+        for config, result in zip(configs, started, strict=True):
+            if isinstance(result, BaseException):
+                errors.append(f"{config.name}: {_reason(result)}")
+            else:
+                proxy._register(config, *result)
         if not proxy.server_names:
             await proxy.close()
             return None, "; ".join(errors) or "no stdio MCP server could be started"
         proxy._build_server()
         return proxy, "; ".join(errors)
 
-    async def _add(self, config: StdioServer) -> None:
+    async def _launch(self, config: StdioServer) -> tuple[Client, list[Tool]]:
+        """Start one server and list its tools; its session lives in a holder task."""
         from mcp import StdioServerParameters
 
         params = StdioServerParameters(command=config.command, args=config.args, env=config.env)
@@ -109,6 +118,9 @@ class StdioMCPProxy:
                 await holder
             raise
         self._holders.append(holder)
+        return client, tools
+
+    def _register(self, config: StdioServer, client: Client, tools: list[Tool]) -> None:
         self.server_names.append(config.name)
         for tool in tools:
             if tool.name in self._routes:

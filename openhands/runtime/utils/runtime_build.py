@@ -47,6 +47,8 @@ from openhands.runtime.utils.runtime_hash import (
 from openhands.runtime.utils.vscode_image import ensure_vscode_lock_image
 
 REQUIREMENTS_LOCK = RUNTIME_CONTAINER_DIR / "requirements.lock"
+# uv and the sandbox's uv tools (the `fetch` MCP server), installed outside the server's venv.
+TOOLS_LOCK = RUNTIME_CONTAINER_DIR / "tools.lock"
 DOCKERFILE_TEMPLATE = RUNTIME_CONTAINER_DIR / "Dockerfile.j2"
 
 
@@ -220,14 +222,16 @@ def prep_build_folder(
     source_root: Path = PROJECT_ROOT,
     enable_browser: bool = True,
 ) -> None:
-    """Lay out Dockerfile, requirements.lock, wheels/ (when deps are installed) and code/."""
-    for stale in ("code", "wheels"):
+    """Lay out Dockerfile, requirements.lock, wheels/ and tool-wheels/ (when deps are
+    installed) and code/."""
+    for stale in ("code", "wheels", "tool-wheels"):
         shutil.rmtree(build_folder / stale, ignore_errors=True)
     dockerfile = render_dockerfile(base_image, build_from, extra_deps, enable_browser)
     (build_folder / "Dockerfile").write_text(dockerfile)
     shutil.copy2(REQUIREMENTS_LOCK, build_folder / "requirements.lock")
     if build_from != BuildFromImageType.LOCK:
         _link_tree(ensure_wheels(), build_folder / "wheels")
+        _link_tree(ensure_tool_wheels(), build_folder / "tool-wheels")
     copy_server_source(build_folder / "code", source_root)
 
 
@@ -279,6 +283,12 @@ def ensure_wheels(lock_file: Path = REQUIREMENTS_LOCK, cache_dir: Path | None = 
         )
     done_marker.write_text(lock_file.name + "\n")
     return wheel_dir
+
+
+def ensure_tool_wheels(cache_dir: Path | None = None) -> Path:
+    """Wheels of ``tools.lock`` (uv, mcp-server-fetch and its dependencies), cached apart from
+    the server's because the build installs them in a stage of their own."""
+    return ensure_wheels(TOOLS_LOCK, cache_dir)
 
 
 def _host_pip() -> list[str]:

@@ -19,6 +19,7 @@ DEFAULT_RUNTIME_IMAGE_REPO = "openhands-runtime"
 # Files whose bytes decide the dependency layer (our stand-in for pyproject.toml + poetry.lock).
 LOCK_FILES: tuple[Path, ...] = (
     RUNTIME_CONTAINER_DIR / "requirements.lock",
+    RUNTIME_CONTAINER_DIR / "tools.lock",
     RUNTIME_CONTAINER_DIR / "Dockerfile.j2",
 )
 # What of our package the action execution server needs inside the sandbox.

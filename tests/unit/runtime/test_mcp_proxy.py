@@ -6,10 +6,13 @@ tests/integration/test_mcp.py (LocalRuntime).
 
 from __future__ import annotations
 
+import os
+import shlex
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 import httpx
 import pytest
@@ -20,6 +23,7 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from openhands.mcp.client import MCPClient, MCPServerUnavailableError, RemoteMCPServer
+from openhands.runtime.server import mcp_proxy
 from openhands.runtime.server.app import SessionKeyMiddleware
 from openhands.runtime.server.mcp_proxy import MCPProxyRoutes, MCPProxyState, StdioServer
 from tests.support.mcp_server import free_port, stdio_command
@@ -50,6 +54,35 @@ async def test_servers_start_and_the_broken_ones_are_reported() -> None:
     finally:
         await state.close()
     assert state.proxy is None
+
+
+async def test_servers_start_side_by_side_and_keep_the_posted_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server stuck in its start must not hold up the others (a microagent's `uvx` server
+    with no network would otherwise delay every conversation start). The stuck one here only
+    gets unstuck, and exits, once the good one has been launched: one after the other it
+    would run into the start timeout instead."""
+    monkeypatch.setattr(mcp_proxy, "START_TIMEOUT", 20.0)
+    gate = tmp_path / "gate"
+    os.mkfifo(gate)
+    stuck = {"name": "stuck", "command": "bash", "args": ["-c", f"read -r _ < {gate}; exit 3"]}
+    good = stdio_command()
+    python = shlex.join([good["command"], *good["args"]])
+    good["command"], good["args"] = "bash", ["-c", f"(echo go > {gate} &); exec {python}"]
+    # Same tool names in both servers would be won by the first posted, whatever starts first.
+    twin = {**stdio_command(), "name": "test-tools-twin"}
+    state = MCPProxyState()
+    try:
+        errors = await state.replace([stuck, twin, good])
+
+        assert state.proxy is not None
+        assert state.proxy.server_names == ["test-tools-twin", "test-tools"]
+        assert errors.startswith("stuck: ") and "did not start" not in errors
+        names = [tool.name for tool in state.proxy._tools]
+        assert "add" in names and len(names) == len(set(names))
+    finally:
+        await state.close()
 
 
 async def test_an_empty_list_serves_nothing_and_all_broken_serves_nothing() -> None:
