@@ -61,7 +61,7 @@ import threading
 from collections import deque
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from openhands.cli.commands import handle_commands
 from openhands.cli.tui import (
@@ -105,6 +105,7 @@ if TYPE_CHECKING:
     from openhands.controller.state.state import State
     from openhands.memory.memory import Memory
     from openhands.runtime.base import Runtime
+    from openhands.runtime.impl.local.local_runtime import LocalRuntime
     from openhands.runtime.plugins.requirement import PluginRequirement
     from openhands.storage.settings.file_settings_store import FileSettingsStore
 
@@ -200,7 +201,7 @@ def read_task(args: argparse.Namespace, multiline: bool) -> str:
 
 def _setup_plugins(
     runtime_cls: type, config: OpenHandsConfig
-) -> dict[str, list[PluginRequirement | str]]:
+) -> list[PluginRequirement | str] | None:
     """The default agent's sandbox plugins for ``LocalRuntime.setup`` (its warm servers);
     other runtimes' ``setup`` takes only the config."""
     import openhands.agenthub  # noqa: F401  (registers the agents)
@@ -208,11 +209,11 @@ def _setup_plugins(
     from openhands.runtime.impl.local.local_runtime import LocalRuntime
 
     if not issubclass(runtime_cls, LocalRuntime):
-        return {}
+        return None
     try:
-        return {"plugins": list(Agent.get_cls(config.default_agent).sandbox_plugins)}
+        return list(Agent.get_cls(config.default_agent).sandbox_plugins)
     except Exception:  # an unknown agent: its own start reports it
-        return {}
+        return None
 
 
 def _file_task(path: str) -> str:
@@ -287,7 +288,11 @@ async def main_with_loop(loop: asyncio.AbstractEventLoop, args: argparse.Namespa
     from openhands.runtime import get_runtime_cls
 
     runtime_cls = get_runtime_cls(config.runtime)
-    runtime_cls.setup(config, **_setup_plugins(runtime_cls, config))
+    plugins = _setup_plugins(runtime_cls, config)
+    if plugins is None:
+        runtime_cls.setup(config)
+    else:  # LocalRuntime: its warm servers need the agent's plugins
+        cast("type[LocalRuntime]", runtime_cls).setup(config, plugins=plugins)
     try:
         new_session = await run_session(
             loop,

@@ -110,7 +110,7 @@ class LocalRuntime(ActionExecutionClient):
         initial = count_from_env(INITIAL_ENV)
         if initial and plugins is None:
             logger.info("INITIAL_NUM_WARM_SERVERS=%d ignored: no agent plugins given", initial)
-        elif initial:
+        elif initial and plugins is not None:
             plugins = _with_vscode(plugins, headless_mode)
             host_env = dict(os.environ)
             warm_pool.fill(
