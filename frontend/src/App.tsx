@@ -10,6 +10,7 @@ import { NotFoundPage } from "./pages/NotFoundPage";
 // settings is rarely visited. Both load on demand.
 const ConversationPage = lazy(() => import("./pages/conversation/ConversationPage"));
 const SettingsPage = lazy(() => import("./pages/settings/SettingsPage"));
+const OverviewPage = lazy(() => import("./pages/overview/OverviewPage"));
 
 function PageLoading() {
   return (
@@ -32,6 +33,14 @@ export function App() {
                 element={
                   <Suspense fallback={<PageLoading />}>
                     <ConversationPage />
+                  </Suspense>
+                }
+              />
+              <Route
+                path="agents"
+                element={
+                  <Suspense fallback={<PageLoading />}>
+                    <OverviewPage />
                   </Suspense>
                 }
               />

@@ -506,13 +506,13 @@ SANDBOX_START_S = 180.0  # the first start builds the sandbox image if its sourc
 
 
 def wait_agent_state(ui: BrowserPage, state: str, timeout: float = SANDBOX_START_S) -> None:
-    """Wait (``timeout`` seconds) until the agent-status badge reads ``state``; fail early if
-    the server logs that a conversation could not start."""
+    """Wait (``timeout`` seconds) until the status line's agent state (``data-state``) is
+    ``state``; fail early if the server logs that a conversation could not start."""
     badge = ui.page.get_by_test_id("agent-status")
     deadline = time.monotonic() + timeout
     while True:
         try:
-            expect(badge).to_have_text(state, timeout=min(1.0, timeout) * 1000)
+            expect(badge).to_have_attribute("data-state", state, timeout=min(1.0, timeout) * 1000)
             return
         except AssertionError:
             if time.monotonic() >= deadline:

@@ -88,7 +88,7 @@ def test_agent_runs_a_command_seen_in_chat_terminal_and_files(
     expect(page.get_by_test_id("file-viewer-content")).to_have_text(
         re.compile(r"^\s*hello-from-sandbox\s*$")
     )
-    expect(page.get_by_test_id("agent-status")).to_have_text("finished")
+    expect(page.get_by_test_id("agent-status")).to_have_attribute("data-state", "finished")
     assert llm_router.remaining("create") == 0 and "create" not in llm_router.unscripted
     assert ui.page_errors == []
 
@@ -108,7 +108,7 @@ def test_pause_while_the_agent_works_then_resume_to_finish(
     # The agent is at work: its command is running in the sandbox.
     wait_agent_state(ui, "running")
     expect(run_action(ui, command)).to_be_visible(timeout=30_000)
-    expect(page.get_by_test_id("agent-status")).to_have_text("running")
+    expect(page.get_by_test_id("agent-status")).to_have_attribute("data-state", "running")
     page.get_by_test_id("pause-agent").click()
     wait_agent_state(ui, "paused", timeout=5)
     expect(page.get_by_test_id("pause-agent")).to_have_count(0)

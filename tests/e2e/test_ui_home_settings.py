@@ -126,7 +126,10 @@ def test_rename_and_delete_conversations_from_the_home_list(
     drop_card = page.locator(f'[data-testid="conversation-card"][data-conversation-id="{drop}"]')
     expect(keep_card.get_by_test_id("conversation-title")).to_have_text("Conversation to rename")
     expect(drop_card.get_by_test_id("conversation-title")).to_have_text("Conversation to delete")
-    expect(keep_card.get_by_test_id("conversation-status")).to_have_text("STOPPED")
+    expect(keep_card.get_by_test_id("conversation-status")).to_have_attribute(
+        "data-status", "STOPPED"
+    )
+    expect(keep_card.get_by_test_id("conversation-status")).to_have_text("Stopped")
 
     # Rename.
     keep_card.get_by_test_id("rename-conversation").click()

@@ -150,7 +150,9 @@ def test_measure_opening_a_conversation_of_1000_events(
     assert EVENT_COUNT // 100 <= len(history_pages) <= EVENT_COUNT // 100 + 1, history_pages
     socket_ms, message_ms = float(stamps["socket"]), float(stamps["message"])
     expect(last).to_contain_text("Step 332 went fine.")
-    expect(page.get_by_test_id("agent-status")).to_have_text("awaiting_user_input")
+    expect(page.get_by_test_id("agent-status")).to_have_attribute(
+        "data-state", "awaiting_user_input"
+    )
     # The list mounts the newest events only (older ones on request), each once.
     ids = page.get_by_test_id("event-list").locator("article[data-event-id]")
     rendered = [int(i) for i in ids.evaluate_all("ns => ns.map(n => Number(n.dataset.eventId))")]

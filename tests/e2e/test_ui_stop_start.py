@@ -70,7 +70,9 @@ def assert_no_duplicates(ui: BrowserPage) -> None:
 
 def expect_calm_stopped_state(ui: BrowserPage) -> None:
     page = ui.page
-    expect(page.get_by_test_id("agent-status")).to_have_text("stopped", timeout=STOP_S * 1000)
+    expect(page.get_by_test_id("agent-status")).to_have_attribute(
+        "data-state", "stopped", timeout=STOP_S * 1000
+    )
     line = page.get_by_test_id("status-line")
     expect(line).to_contain_text("Stopped")
     expect(line).to_have_class(re.compile(r"\bstatus-line--info\b"))
@@ -104,8 +106,8 @@ def test_stop_then_start_from_the_conversation_page(
 
     # Start: the socket comes back, resuming after the last event held.
     page.get_by_test_id("conversation-start").click()
-    expect(page.get_by_test_id("agent-status")).to_have_text(
-        SETTLED, timeout=SANDBOX_START_S * 1000
+    expect(page.get_by_test_id("agent-status")).to_have_attribute(
+        "data-state", SETTLED, timeout=SANDBOX_START_S * 1000
     )
     expect(page.get_by_test_id("conversation-stop")).to_be_enabled()
     assert status_of(configured, conversation_id) == "RUNNING"
@@ -137,21 +139,23 @@ def test_stop_then_start_from_the_conversation_list(
         f'[data-testid="conversation-card"][data-conversation-id="{conversation_id}"]'
     )
     pill = card.get_by_test_id("conversation-status")
-    expect(pill).to_have_text("RUNNING")
+    expect(pill).to_have_attribute("data-status", "RUNNING")
     card.get_by_test_id("conversation-stop").click()
-    expect(pill).to_have_text("STOPPED", timeout=STOP_S * 1000)
+    expect(pill).to_have_attribute("data-status", "STOPPED", timeout=STOP_S * 1000)
     assert status_of(configured, conversation_id) == "STOPPED"
     expect(card.get_by_test_id("conversation-stop")).to_have_count(0)
 
     card.get_by_test_id("conversation-start").click()
     # The card follows the start until the loop runs.
-    expect(pill).to_have_text("RUNNING", timeout=SANDBOX_START_S * 1000)
+    expect(pill).to_have_attribute("data-status", "RUNNING", timeout=SANDBOX_START_S * 1000)
     assert status_of(configured, conversation_id) == "RUNNING"
     expect(card.get_by_test_id("conversation-stop")).to_be_enabled()
 
     # Opened, the conversation is live and answers.
     card.get_by_test_id("conversation-title").click()
-    expect(page.get_by_test_id("agent-status")).to_have_text(SETTLED, timeout=60_000)
+    expect(page.get_by_test_id("agent-status")).to_have_attribute(
+        "data-state", SETTLED, timeout=60_000
+    )
     send_chat(ui, "Again.")
     expect(finish_with(ui, "Done again, after a start from the list.")).to_be_visible(
         timeout=60_000

@@ -689,3 +689,24 @@ export interface WebHost {
 export interface ErrorBody {
   error: string;
 }
+
+/** One entry of GET …/microagents (§6.4). */
+export interface MicroagentInfo {
+  name: string;
+  type: "repo" | "knowledge";
+  content: string;
+  triggers: string[];
+  inputs: { name: string; description: string }[];
+  tools: string[];
+}
+export interface MicroagentsResponse {
+  microagents: MicroagentInfo[];
+}
+export interface TrajectoryResponse {
+  trajectory: unknown[] | null;
+  error?: string;
+}
+export interface ConversationConfigResponse {
+  runtime_id: string | null;
+  session_id: string;
+}

@@ -1,11 +1,15 @@
 import { query, request, requestBlob } from "./http";
 import type {
+  ConversationConfigResponse,
   ConversationInfo,
   EventPage,
   EventQuery,
   GitChange,
   GitDiff,
+  MicroagentInfo,
+  MicroagentsResponse,
   SelectFileResponse,
+  TrajectoryResponse,
   UploadFilesResponse,
   WebHost,
   VSCodeUrlResponse,
@@ -88,5 +92,22 @@ export class WorkspaceApi {
   async vscodeUrl(): Promise<string | null> {
     const body = await request<VSCodeUrlResponse>(`${this.base}/vscode-url`, { headers: this.headers });
     return body.vscode_url;
+  }
+
+  /** Every non-hidden event as the server exports it (screenshots and DOM trees removed). */
+  async trajectory(): Promise<unknown[]> {
+    const body = await request<TrajectoryResponse>(`${this.base}/trajectory`, { headers: this.headers });
+    return body.trajectory ?? [];
+  }
+
+  /** The microagents the agent loaded (needs a running loop). */
+  async microagents(signal?: AbortSignal): Promise<MicroagentInfo[]> {
+    const body = await request<MicroagentsResponse>(`${this.base}/microagents`, { headers: this.headers, signal });
+    return body.microagents;
+  }
+
+  /** The sandbox's runtime id (null for sandboxes the server names by conversation). */
+  config(signal?: AbortSignal): Promise<ConversationConfigResponse> {
+    return request<ConversationConfigResponse>(`${this.base}/config`, { headers: this.headers, signal });
   }
 }

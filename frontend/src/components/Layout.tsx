@@ -1,12 +1,62 @@
-import { NavLink, Outlet } from "react-router-dom";
+import { useEffect, useState } from "react";
+import { NavLink, Outlet, useLocation } from "react-router-dom";
+import { useMediaQuery } from "../hooks/useMediaQuery";
+import { ConversationSidebar } from "./sidebar/ConversationSidebar";
+
+/** At this width and below the layout is the mobile one (chat first, panels over it). */
+export const NARROW_QUERY = "(max-width: 1024px)";
+const SIDEBAR_KEY = "openhands:sidebar-open";
+
+function storedSidebarOpen(): boolean {
+  try {
+    return localStorage.getItem(SIDEBAR_KEY) !== "false";
+  } catch {
+    return true;
+  }
+}
 
 export function Layout() {
+  const narrow = useMediaQuery(NARROW_QUERY);
+  // Wide screens remember the user's choice; narrow ones open the sidebar over the page on demand.
+  const [wideOpen, setWideOpen] = useState(storedSidebarOpen);
+  const [narrowOpen, setNarrowOpen] = useState(false);
+  const open = narrow ? narrowOpen : wideOpen;
+  const location = useLocation();
+
+  useEffect(() => setNarrowOpen(false), [location.pathname]);
+
+  function toggle() {
+    if (narrow) {
+      setNarrowOpen((v) => !v);
+      return;
+    }
+    setWideOpen((v) => {
+      try {
+        localStorage.setItem(SIDEBAR_KEY, String(!v));
+      } catch {
+        // Not remembered across reloads; the toggle still works.
+      }
+      return !v;
+    });
+  }
+
   return (
     <div className="app">
       <a className="skip-link" href="#main">
         Skip to content
       </a>
       <header className="app-header">
+        <button
+          type="button"
+          className="icon-button sidebar-toggle"
+          data-testid="sidebar-toggle"
+          aria-expanded={open}
+          aria-controls="conversation-sidebar"
+          aria-label={open ? "Hide the conversation list" : "Show the conversation list"}
+          onClick={toggle}
+        >
+          ☰
+        </button>
         <NavLink to="/" className="brand" aria-label="OpenHands home">
           <span className="brand__mark" aria-hidden="true" />
           OpenHands
@@ -15,14 +65,21 @@ export function Layout() {
           <NavLink to="/" end className="nav-link" data-testid="nav-home">
             Conversations
           </NavLink>
+          <NavLink to="/agents" className="nav-link" data-testid="nav-overview">
+            Agents
+          </NavLink>
           <NavLink to="/settings" className="nav-link" data-testid="nav-settings">
             Settings
           </NavLink>
         </nav>
       </header>
-      <main id="main" className="app-main">
-        <Outlet />
-      </main>
+      <div className="app-body">
+        {open && <ConversationSidebar id="conversation-sidebar" open={open} />}
+        {open && narrow && <div className="sidebar-backdrop" aria-hidden="true" onClick={() => setNarrowOpen(false)} />}
+        <main id="main" className="app-main">
+          <Outlet />
+        </main>
+      </div>
     </div>
   );
 }

@@ -2,7 +2,6 @@ import { fireEvent, render, screen } from "@testing-library/react";
 import { describe, expect, it, vi } from "vitest";
 import { ACTION_FIXTURES } from "../../test/fixtures/events";
 import { AgentControls } from "./AgentControls";
-import { AgentStatusBadge } from "./AgentStatusBadge";
 import { ConfirmationBar } from "./ConfirmationBar";
 
 const change = (agent_state: string) => ({ action: "change_agent_state", args: { agent_state } });
@@ -43,12 +42,5 @@ describe("ConfirmationBar", () => {
     fireEvent.click(screen.getByTestId("confirm-action"));
     fireEvent.click(screen.getByTestId("reject-action"));
     expect(onSend.mock.calls).toEqual([[change("user_confirmed")], [change("user_rejected")]]);
-  });
-});
-
-describe("AgentStatusBadge", () => {
-  it("shows the raw state value", () => {
-    render(<AgentStatusBadge state="awaiting_user_confirmation" />);
-    expect(screen.getByTestId("agent-status").textContent).toBe("awaiting_user_confirmation");
   });
 });

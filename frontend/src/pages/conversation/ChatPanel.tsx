@@ -1,6 +1,8 @@
+import { useEffect, useMemo } from "react";
 import type { ConversationInfo } from "../../api/types";
 import type { WorkspaceApi } from "../../api/workspace";
 import type { ConversationSocketApi } from "../../socket/useConversationSocket";
+import { forgetPendingTask, hasUserMessage, pendingTask } from "../../state/pendingTask";
 import { ChatInput } from "./ChatInput";
 import { ConfirmationBar } from "./ConfirmationBar";
 import { EventList } from "./EventList";
@@ -8,18 +10,29 @@ import { StatusLine } from "./StatusLine";
 import type { ConversationInfoState } from "./useConversationInfo";
 
 interface Props {
+  conversationId: string;
   conversation: ConversationInfo | null | undefined;
   info: ConversationInfoState;
   socket: ConversationSocketApi;
   workspace: WorkspaceApi | null;
 }
 
-export function ChatPanel({ conversation, info, socket, workspace }: Props) {
+export function ChatPanel({ conversationId, conversation, info, socket, workspace }: Props) {
   const { state } = socket;
   const connected = socket.connection === "connected";
+  const delivered = useMemo(() => hasUserMessage(state.events), [state.events]);
+  const pending = delivered ? null : pendingTask(conversationId);
+  useEffect(() => {
+    if (delivered) forgetPendingTask(conversationId);
+  }, [delivered, conversationId]);
   return (
     <section className="chat-panel" aria-label="Chat">
-      <EventList events={state.events} agentState={state.agentState} loading={socket.historyLoading} />
+      <EventList
+        events={state.events}
+        agentState={state.agentState}
+        loading={socket.historyLoading}
+        pendingMessage={pending}
+      />
       <div className="chat-footer">
         {state.notices.map((n) => (
           <div key={n.key} className="notice notice--error" role="alert" data-testid="chat-notice">

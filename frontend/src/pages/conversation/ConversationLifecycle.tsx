@@ -31,29 +31,28 @@ export function LifecycleButton({ status, pending, onStop, onStart, title, short
   if (!action) return null;
   const busy = pending !== null;
   const label = pending === "stopping" ? "Stopping…" : pending === "starting" ? "Starting…" : null;
-  const what = title ? ` ${title}` : " the conversation";
-  return action === "stop" ? (
-    <button
-      type="button"
-      className="button button--ghost"
-      data-testid="conversation-stop"
-      aria-label={`Stop${what} (shuts its sandbox down; it can be started again)`}
-      title="Stop the conversation and shut its sandbox down. Start it again at any time."
-      disabled={busy}
-      onClick={onStop}
-    >
-      {label ?? (short ? "Stop" : "Stop conversation")}
-    </button>
-  ) : (
-    <button
-      type="button"
-      className="button"
-      data-testid="conversation-start"
-      aria-label={`Start${what} again`}
-      disabled={busy}
-      onClick={onStart}
-    >
-      {label ?? (short ? "Start" : "Start conversation")}
+  // The accessible name starts with the visible text (speech input users say what they see).
+  const named = (visible: string) => (title ? `${visible}: ${title}` : undefined);
+  if (action === "stop") {
+    const text = label ?? (short ? "Stop" : "Stop conversation");
+    return (
+      <button
+        type="button"
+        className="button button--ghost"
+        data-testid="conversation-stop"
+        aria-label={named(text)}
+        title="Stop the conversation and shut its sandbox down. Start it again at any time."
+        disabled={busy}
+        onClick={onStop}
+      >
+        {text}
+      </button>
+    );
+  }
+  const text = label ?? (short ? "Start" : "Start conversation");
+  return (
+    <button type="button" className="button" data-testid="conversation-start" aria-label={named(text)} disabled={busy} onClick={onStart}>
+      {text}
     </button>
   );
 }

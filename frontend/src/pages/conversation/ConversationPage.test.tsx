@@ -124,7 +124,7 @@ describe("ConversationPage", () => {
       OBSERVATION_FIXTURES.run,
       { ...OBSERVATION_FIXTURES.agent_state_changed, id: 40, extras: { agent_state: "finished", reason: "" } },
     );
-    expect(screen.getByTestId("agent-status").textContent).toBe("finished");
+    expect(screen.getByTestId("agent-status").dataset.state).toBe("finished");
     expect(screen.getByTestId("event-message").textContent).toContain("Write hello.py");
     expect(screen.getAllByTestId("event-run")).toHaveLength(2);
     expect(screen.getByTestId("metrics-cost").textContent).toBe("$0.0012");
@@ -163,28 +163,28 @@ describe("ConversationPage", () => {
     const socket = sockets[0]!.socket;
     act(() => socket.fire("connect"));
     await deliver(socket, { status_update: true, type: "info", id: "STATUS$STARTING_RUNTIME", message: "Building runtime..." });
-    expect(screen.getByTestId("status-line").textContent).toContain("Starting the runtime…");
+    expect(screen.getByTestId("status-line").textContent).toContain("Starting the sandbox…");
     expect(screen.getByTestId("status-line").textContent).not.toContain("Building");
     await deliver(socket, { status_update: true, type: "info", id: "STATUS$SETTING_UP_WORKSPACE", message: "Setting up workspace..." });
-    expect(screen.getByTestId("status-line").textContent).toContain("Setting up the workspace…");
+    expect(screen.getByTestId("status-line").textContent).toContain("Setting up the repository…");
     await deliver(socket, { status_update: true, type: "info", id: "STATUS$LLM_RETRY", message: "Retrying LLM request, 2 / 5" });
     expect(screen.getByTestId("status-line").textContent).toContain("Retrying LLM request, 2 / 5");
   });
 
   it("says so when the sandbox failed before the agent started", async () => {
     await openPage({ ...RUNNING, status: "STARTING", runtime_status: "STATUS$ERROR_RUNTIME_DISCONNECTED", url: null });
-    await waitFor(() => expect(screen.getByTestId("status-line").textContent).toContain("The runtime disconnected."));
+    await waitFor(() => expect(screen.getByTestId("status-line").textContent).toContain("The sandbox disconnected."));
     expect(screen.getByTestId("status-line").className).toContain("status-line--error");
     expect(screen.getByTestId("status-line").textContent).toContain("Restart the conversation");
     expect(screen.getByTestId("status-line-action").textContent).toBe("Restart");
-    expect(screen.getByTestId("agent-status").textContent).toBe("error");
+    expect(screen.getByTestId("agent-status").dataset.state).toBe("error");
   });
 
   it("keeps starting conversations in progress, with the badge loading", async () => {
     await openPage({ ...RUNNING, status: "STARTING", runtime_status: "STATUS$STARTING_RUNTIME", url: null });
-    await waitFor(() => expect(screen.getByTestId("status-line").textContent).toContain("Starting the runtime"));
+    await waitFor(() => expect(screen.getByTestId("status-line").textContent).toContain("Starting the sandbox"));
     expect(screen.getByTestId("status-line").className).toContain("status-line--progress");
-    expect(screen.getByTestId("agent-status").textContent).toBe("loading");
+    expect(screen.getByTestId("agent-status").dataset.state).toBe("loading");
   });
 
   it("shows the confirm / reject bar in confirmation mode", async () => {
@@ -242,7 +242,7 @@ describe("ConversationPage", () => {
     await waitFor(() => expect(screen.getAllByTestId("event-run")).toHaveLength(2));
     expect(screen.getByTestId("event-message").textContent).toContain("Write hello.py");
     // The last run ended "finished", but that run is over: the badge waits for the socket.
-    expect(screen.getByTestId("agent-status").textContent).toBe("loading");
+    expect(screen.getByTestId("agent-status").dataset.state).toBe("loading");
     expect(calls.find((c) => c.url.includes("/events"))?.url).toBe(`/api/conversations/${ID}/events?reverse=true&limit=100`);
     expect(sockets).toHaveLength(0);
   });
@@ -253,12 +253,12 @@ describe("ConversationPage", () => {
     const { socket, options } = sockets[0]!;
     expect((options.query as Record<string, string>).latest_event_id).toBe("40");
     expect(screen.getAllByTestId("event-run")).toHaveLength(2);
-    expect(screen.getByTestId("agent-status").textContent).toBe("loading");
+    expect(screen.getByTestId("agent-status").dataset.state).toBe("loading");
 
     // Nothing newer to replay: once live, the newest state on record is the current one.
     act(() => socket.fire("connect"));
     await deliver(socket);
-    expect(screen.getByTestId("agent-status").textContent).toBe("finished");
+    expect(screen.getByTestId("agent-status").dataset.state).toBe("finished");
 
     // A duplicate of a held event is dropped; a new one is added.
     const next = { ...ACTION_FIXTURES.message, id: 41, message: "and tests", args: { ...ACTION_FIXTURES.message.args, content: "and tests" } };
@@ -298,13 +298,13 @@ describe("ConversationPage", () => {
     const first = sockets[0]!.socket;
     act(() => first.fire("connect"));
     await deliver(first, ...HISTORY);
-    expect(screen.getByTestId("agent-status").textContent).toBe("finished");
+    expect(screen.getByTestId("agent-status").dataset.state).toBe("finished");
 
     fireEvent.click(screen.getByTestId("conversation-stop"));
     // The server closes the session: it drops the socket (and may say the runtime went away).
     await deliver(first, { status_update: true, type: "error", id: "STATUS$ERROR_RUNTIME_DISCONNECTED", message: "" });
     act(() => first.fire("disconnect", "io server disconnect"));
-    await waitFor(() => expect(screen.getByTestId("agent-status").textContent).toBe("stopped"));
+    await waitFor(() => expect(screen.getByTestId("agent-status").dataset.state).toBe("stopped"));
     const line = screen.getByTestId("status-line");
     expect(line.className).toContain("status-line--info");
     expect(line.getAttribute("role")).toBe("status");
@@ -323,15 +323,98 @@ describe("ConversationPage", () => {
     expect((second.options.query as Record<string, string>).latest_event_id).toBe("40");
     act(() => second.socket.fire("connect"));
     await deliver(second.socket, { ...OBSERVATION_FIXTURES.agent_state_changed, id: 41, extras: { agent_state: "awaiting_user_input", reason: "" } });
-    expect(screen.getByTestId("agent-status").textContent).toBe("awaiting_user_input");
-    expect(screen.queryByTestId("status-line")).toBeNull();
+    expect(screen.getByTestId("agent-status").dataset.state).toBe("awaiting_user_input");
+    // One line, in words: the agent waits for the user.
+    expect(screen.getByTestId("status-line").textContent).toBe("Waiting for your next message.");
+    expect(screen.getByTestId("status-line").className).toContain("status-line--info");
     expect(screen.getAllByTestId("event-run")).toHaveLength(2);
     expect(screen.getByTestId("conversation-stop")).toBeTruthy();
   });
 
   it("shows a plain start as starting, not building", async () => {
     await openPage({ ...RUNNING, status: "STARTING", runtime_status: null, url: null });
-    await waitFor(() => expect(screen.getByTestId("status-line").textContent).toContain("Starting the runtime…"));
+    await waitFor(() => expect(screen.getByTestId("status-line").textContent).toContain("Starting the sandbox…"));
     expect(screen.getByTestId("status-line").textContent).not.toContain("Building");
+  });
+});
+
+describe("ConversationPage: first message, title and menu", () => {
+  afterEach(() => sessionStorage.clear());
+
+  it("shows the task typed on Home at once, until the server's copy of it arrives", async () => {
+    sessionStorage.setItem(`openhands:pending-task:${ID}`, "Write hello.py");
+    await openPage({ ...RUNNING, status: "STARTING", runtime_status: "STATUS$STARTING_RUNTIME", url: null }, {
+      [`GET /api/conversations/${ID}/events`]: { body: { events: [], has_more: false } },
+    });
+    expect((await screen.findByTestId("pending-message")).textContent).toContain("Write hello.py");
+    expect(screen.queryByText("No messages yet.")).toBeNull();
+    // One status line, in words, while the sandbox starts.
+    expect(screen.getAllByTestId("status-line")).toHaveLength(1);
+    await waitFor(() => expect(screen.getByTestId("status-line").textContent).toBe("Starting the sandbox…"));
+  });
+
+  it("drops the echo once the user's message is on record", async () => {
+    sessionStorage.setItem(`openhands:pending-task:${ID}`, "Write hello.py");
+    await openPage(RUNNING, { [`GET /api/conversations/${ID}/events`]: { body: { events: HISTORY, has_more: false } } });
+    await waitFor(() => expect(screen.getAllByTestId("event-message")).toHaveLength(1));
+    expect(screen.queryByTestId("pending-message")).toBeNull();
+    await waitFor(() => expect(sessionStorage.getItem(`openhands:pending-task:${ID}`)).toBeNull());
+  });
+
+  it("names the browser tab after the conversation", async () => {
+    await openPage();
+    await waitFor(() => expect(document.title).toBe("Write hello.py"));
+  });
+
+  it("renames in place from the menu", async () => {
+    const { calls } = await openPage(RUNNING, { [`PATCH /api/conversations/${ID}`]: { body: true } });
+    await screen.findByText("Write hello.py", { selector: "h1" });
+    fireEvent.click(screen.getByTestId("conversation-menu-button"));
+    fireEvent.click(screen.getByTestId("menu-rename"));
+    fireEvent.change(screen.getByTestId("title-rename-input"), { target: { value: "  Say hello  " } });
+    fireEvent.click(screen.getByTestId("title-rename-save"));
+    await waitFor(() => expect(calls.find((c) => c.method === "PATCH")?.body).toEqual({ title: "Say hello" }));
+  });
+
+  it("shows usage with cache hits and writes, the agent's tools and its microagents", async () => {
+    const metrics = {
+      accumulated_cost: 0.25,
+      max_budget_per_task: 1,
+      accumulated_token_usage: {
+        model: "m", prompt_tokens: 5000, completion_tokens: 300, cache_read_tokens: 4000, cache_write_tokens: 900,
+        context_window: 200000, per_turn_token: 0, response_id: "",
+      },
+      costs: [],
+      response_latencies: [],
+      token_usages: [{
+        model: "m", prompt_tokens: 5000, completion_tokens: 300, cache_read_tokens: 4000, cache_write_tokens: 900,
+        context_window: 200000, per_turn_token: 0, response_id: "",
+      }],
+    };
+    const history = [
+      ACTION_FIXTURES.system,
+      ACTION_FIXTURES.message,
+      { ...ACTION_FIXTURES.run, llm_metrics: metrics },
+      { ...OBSERVATION_FIXTURES.agent_state_changed, id: 40, extras: { agent_state: "running", reason: "" } },
+    ];
+    await openPage(RUNNING, {
+      [`GET /api/conversations/${ID}/events`]: { body: { events: history, has_more: false } },
+      [`GET /api/conversations/${ID}/microagents`]: {
+        body: { microagents: [{ name: "github", type: "knowledge", content: "", triggers: ["github", "git"], inputs: [], tools: [] }] },
+      },
+    });
+    await waitFor(() => expect(sockets).toHaveLength(1));
+    act(() => sockets[0]!.socket.fire("connect"));
+    await waitFor(() => expect(screen.getByTestId("agent-status").dataset.state).toBe("running"));
+    fireEvent.click(screen.getByTestId("conversation-menu-button"));
+    const menu = screen.getByTestId("conversation-menu");
+    expect(screen.getByTestId("menu-cost").textContent).toBe("$0.25");
+    expect(screen.getByTestId("menu-budget").textContent).toBe("$1.00 (25 % used)");
+    expect(screen.getByTestId("menu-cache-read").textContent).toBe("4,000");
+    expect(screen.getByTestId("menu-cache-write").textContent).toBe("900");
+    expect(screen.getByTestId("menu-context").textContent).toContain("5,300 of 200,000 (3 %)");
+    expect(screen.getAllByTestId("menu-tool").map((t) => t.textContent)).toEqual(["execute_bash"]);
+    expect(menu.textContent).toContain("CodeActAgent");
+    expect((await screen.findByTestId("menu-microagent")).textContent).toContain("github");
   });
 });

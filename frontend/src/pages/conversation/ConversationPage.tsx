@@ -1,4 +1,4 @@
-import { useEffect, useMemo } from "react";
+import { useEffect, useMemo, useState } from "react";
 import { useNavigate, useParams } from "react-router-dom";
 import { WorkspaceApi } from "../../api/workspace";
 import { providersOf, useSettings } from "../../hooks/SettingsContext";
@@ -7,7 +7,9 @@ import type { SocketTarget } from "../../socket/conversationSocket";
 import { useConversationSocket } from "../../socket/useConversationSocket";
 import { ChatPanel } from "./ChatPanel";
 import { ConversationHeader } from "./ConversationHeader";
-import { runtimeFailed } from "./StatusLine";
+import { announceConversationsChanged } from "../../state/conversationChanges";
+import { runtimeIsReady } from "../../state/statusText";
+import { useDocumentTitle } from "../../hooks/useDocumentTitle";
 import { socketCanConnect, useConversationInfo } from "./useConversationInfo";
 import { usePauseAtIterationLimit } from "./usePauseAtIterationLimit";
 import { WorkspacePanel } from "./workspace/WorkspacePanel";
@@ -47,19 +49,31 @@ export default function ConversationPage() {
   // A title update over the socket means the stored title changed.
   const { refresh } = info;
   useEffect(() => {
-    if (socket.state.title) refresh();
+    if (!socket.state.title) return;
+    refresh();
+    // The sidebar and other lists show the new title at once, not at their next poll.
+    announceConversationsChanged();
   }, [socket.state.title, refresh]);
 
   usePauseAtIterationLimit(socket.state.status, socket.send);
 
+  const title = socket.state.title ?? conversation?.title ?? "Conversation";
+  useDocumentTitle(conversation ? title : null);
+  // On narrow screens the workspace is a sheet over the chat, closed until asked for.
+  const [workspaceOpen, setWorkspaceOpen] = useState(false);
+  useEffect(() => setWorkspaceOpen(false), [conversationId]);
+
   return (
     <div className="conversation-page" data-testid="conversation-page">
       <ConversationHeader
-        title={socket.state.title ?? conversation?.title ?? "Conversation"}
+        title={title}
+        conversation={conversation}
         state={socket.state}
         onSend={socket.send}
         connected={socket.connection === "connected"}
-        runtimeFailed={runtimeFailed(conversation)}
+        workspace={workspace}
+        runtimeReady={runtimeIsReady(socket.state.agentState) && workspace !== null}
+        onRenamed={refresh}
         lifecycle={{
           status: conversation?.status,
           pending: info.pending,
@@ -68,8 +82,26 @@ export default function ConversationPage() {
         }}
       />
       <div className="conversation-body">
-        <ChatPanel conversation={conversation} info={info} socket={socket} workspace={workspace} />
-        <WorkspacePanel workspace={workspace} state={socket.state} onSend={socket.send} />
+        <ChatPanel
+          conversationId={conversationId}
+          conversation={conversation}
+          info={info}
+          socket={socket}
+          workspace={workspace}
+        />
+        <button
+          type="button"
+          className="button workspace-toggle"
+          data-testid="workspace-toggle"
+          aria-expanded={workspaceOpen}
+          aria-controls="workspace-sheet"
+          onClick={() => setWorkspaceOpen((open) => !open)}
+        >
+          {workspaceOpen ? "Back to chat" : "Workspace"}
+        </button>
+        <div id="workspace-sheet" className="workspace-sheet" data-open={workspaceOpen} data-testid="workspace-sheet">
+          <WorkspacePanel workspace={workspace} state={socket.state} onSend={socket.send} />
+        </div>
       </div>
     </div>
   );

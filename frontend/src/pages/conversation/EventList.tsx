@@ -16,9 +16,11 @@ interface Props {
   agentState: AgentState | null;
   /** The stored history is still on its way. */
   loading?: boolean;
+  /** The user's task, shown at once until the server's copy of it arrives (optimistic echo). */
+  pendingMessage?: string | null;
 }
 
-export function EventList({ events, agentState, loading = false }: Props) {
+export function EventList({ events, agentState, loading = false, pendingMessage = null }: Props) {
   const visible = useMemo(() => events.filter(isChatVisible), [events]);
   const [limit, setLimit] = useState(PAGE);
   const scroller = useRef<HTMLDivElement>(null);
@@ -30,7 +32,7 @@ export function EventList({ events, agentState, loading = false }: Props) {
   useLayoutEffect(() => {
     const el = scroller.current;
     if (el && atBottom.current) el.scrollTop = el.scrollHeight;
-  }, [shown, agentState]);
+  }, [shown, agentState, pendingMessage]);
 
   return (
     <div
@@ -58,7 +60,15 @@ export function EventList({ events, agentState, loading = false }: Props) {
           Show {Math.min(PAGE, hidden)} earlier events
         </button>
       )}
-      {visible.length === 0 && <p className="empty muted">{loading ? "Loading the history…" : "No messages yet."}</p>}
+      {visible.length === 0 && !pendingMessage && (
+        <p className="empty muted">{loading ? "Loading the history…" : "No messages yet."}</p>
+      )}
+      {pendingMessage && (
+        <article className="event event--user pending-message" data-testid="pending-message" aria-label="Your task">
+          <p className="pending-message__text">{pendingMessage}</p>
+          <p className="pending-message__note">Sent. The agent reads it once its sandbox is up.</p>
+        </article>
+      )}
       {shown.map((event) => (
         <EventView key={event.id} event={event} />
       ))}

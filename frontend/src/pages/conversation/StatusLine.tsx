@@ -1,16 +1,22 @@
 /**
- * Progress text while the conversation starts and the runtime comes up,
- * connection trouble, and runtime errors. Each status update replaces the
- * text, so the user sees progress rather than a frozen spinner.
+ * The conversation's one status line: start-up phases, connection trouble,
+ * runtime errors and, once the agent runs, what the agent is doing, each as a
+ * sentence. It replaces the raw state badge: the agent state stays readable
+ * for tests and styles as `data-state` on the line's dot.
  */
-import type { ConversationInfo } from "../../api/types";
-import { runtimeStatusText, startingText, statusText } from "../../state/statusText";
+import type { AgentState, ConversationInfo } from "../../api/types";
+import {
+  AGENT_STATE_SENTENCE,
+  agentIsBusy,
+  PHASE_TEXT,
+  runtimeStatusText,
+  startingText,
+  statusText,
+} from "../../state/statusText";
 import type { ConversationSocketApi } from "../../socket/useConversationSocket";
 import type { ConversationInfoState } from "./useConversationInfo";
 
-const STARTING_LINE = startingText(null);
-
-interface Line {
+export interface Line {
   kind: "progress" | "error" | "info";
   text: string;
   action?: { label: string; run(): void };
@@ -21,7 +27,23 @@ export function runtimeFailed(conversation: ConversationInfo | null | undefined)
   return Boolean(conversation?.runtime_status?.startsWith("STATUS$ERROR"));
 }
 
-function currentLine(
+/**
+ * The agent state the page shows: `stopped` for a stopped conversation,
+ * `error` when the sandbox failed before any state arrived, else the live
+ * state (`loading` until the socket is live).
+ */
+export function shownAgentState(
+  conversation: ConversationInfo | null | undefined,
+  info: Pick<ConversationInfoState, "pending">,
+  agentState: AgentState | null,
+): AgentState {
+  if (conversation?.status === "STOPPED" && info.pending === null) return "stopped";
+  if (agentState === null && runtimeFailed(conversation)) return "error";
+  return agentState ?? "loading";
+}
+
+/** A line about the conversation, its sandbox or the connection; null when only the agent's state is left to say. */
+function phaseLine(
   conversation: ConversationInfo | null | undefined,
   info: ConversationInfoState,
   socket: ConversationSocketApi,
@@ -35,33 +57,31 @@ function currentLine(
     };
   }
   // What the user just asked for comes first: the socket drops while a stop is under way.
-  if (info.pending === "stopping") return { kind: "progress", text: "Stopping the conversation…" };
-  if (info.pending === "starting") return { kind: "progress", text: STARTING_LINE };
+  if (info.pending === "stopping") return { kind: "progress", text: PHASE_TEXT.stopping };
+  if (info.pending === "starting") {
+    return { kind: "progress", text: conversation?.status === "STOPPED" ? PHASE_TEXT.restarting : PHASE_TEXT.starting };
+  }
   if (info.error) return { kind: "error", text: info.error };
-  if (conversation === undefined) return { kind: "progress", text: "Loading the conversation…" };
+  if (conversation === undefined) return { kind: "progress", text: PHASE_TEXT.loadingConversation };
   if (!conversation) return null;
   if (conversation.status === "STOPPED") {
-    return {
-      kind: "info",
-      text: "Stopped. The sandbox is shut down; start the conversation to continue.",
-      action: { label: "Start", run: () => void info.start() },
-    };
+    return { kind: "info", text: PHASE_TEXT.stopped, action: { label: "Start", run: () => void info.start() } };
   }
   if (conversation.status === "STARTING" || connection === "idle") {
     if (runtimeFailed(conversation)) {
       return {
         kind: "error",
-        text: `${runtimeStatusText(conversation.runtime_status)} Restart the conversation to try again.`,
+        text: `${runtimeStatusText(conversation.runtime_status)} ${PHASE_TEXT.retryAfterFailure}`,
         action: { label: "Restart", run: () => void info.restart() },
       };
     }
     return { kind: "progress", text: startingText(conversation.runtime_status) };
   }
   if (connection === "disconnected") {
-    return { kind: "error", text: "Disconnected from the server.", action: { label: "Reconnect", run: socket.reconnect } };
+    return { kind: "error", text: PHASE_TEXT.disconnected, action: { label: "Reconnect", run: socket.reconnect } };
   }
-  if (connection === "reconnecting") return { kind: "progress", text: "Reconnecting…" };
-  if (connection === "connecting") return { kind: "progress", text: "Connecting…" };
+  if (connection === "reconnecting") return { kind: "progress", text: PHASE_TEXT.reconnecting };
+  if (connection === "connecting") return { kind: "progress", text: PHASE_TEXT.connecting };
 
   const status = state.status;
   const loading = state.agentState === null || state.agentState === "loading" || state.agentState === "init";
@@ -74,9 +94,22 @@ function currentLine(
       return { kind: "progress", text: statusText(status.id, status.message) };
     }
   }
-  if (loading) return { kind: "progress", text: "Waiting for the agent to start…" };
-  if (state.agentState === "running") return { kind: "progress", text: "The agent is working…" };
+  if (loading) return { kind: "progress", text: PHASE_TEXT.waitingForAgent };
   return null;
+}
+
+/** What the line says: a phase when there is one, else the agent's state in words. */
+export function currentLine(
+  conversation: ConversationInfo | null | undefined,
+  info: ConversationInfoState,
+  socket: ConversationSocketApi,
+  agentState: AgentState,
+): Line {
+  const phase = phaseLine(conversation, info, socket);
+  if (phase) return phase;
+  // An error's reason is its own event in the chat; the line only names the state.
+  if (agentState === "error") return { kind: "error", text: AGENT_STATE_SENTENCE.error };
+  return { kind: agentIsBusy(agentState) ? "progress" : "info", text: AGENT_STATE_SENTENCE[agentState] };
 }
 
 export function StatusLine({
@@ -88,8 +121,8 @@ export function StatusLine({
   info: ConversationInfoState;
   socket: ConversationSocketApi;
 }) {
-  const line = currentLine(conversation, info, socket);
-  if (!line) return null;
+  const agentState = shownAgentState(conversation, info, socket.state.agentState);
+  const line = currentLine(conversation, info, socket, agentState);
   return (
     <div
       className={`status-line status-line--${line.kind}`}
@@ -97,7 +130,12 @@ export function StatusLine({
       aria-live="polite"
       data-testid="status-line"
     >
-      {line.kind === "progress" && <span className="pulse" aria-hidden="true" />}
+      <span
+        className={`status-dot status-dot--${agentState}${line.kind === "progress" ? " status-dot--busy" : ""}`}
+        data-testid="agent-status"
+        data-state={agentState}
+        aria-hidden="true"
+      />
       <span className="status-line__text">{line.text}</span>
       {line.action && (
         <button type="button" className="button button--small" data-testid="status-line-action" onClick={line.action.run}>

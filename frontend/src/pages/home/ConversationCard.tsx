@@ -11,6 +11,8 @@ import type { ConversationInfo } from "../../api/types";
 import { formatCost, relativeTime } from "../../format";
 import { providersOf, useSettings } from "../../hooks/SettingsContext";
 import { useToast } from "../../hooks/ToastContext";
+import { announceConversationsChanged } from "../../state/conversationChanges";
+import { conversationStatusText } from "../../state/statusText";
 import { LifecycleButton } from "../conversation/ConversationLifecycle";
 import { startingPollDelay } from "../conversation/useConversationInfo";
 
@@ -19,6 +21,9 @@ interface Props {
   onChanged(conversation: ConversationInfo): void;
   onDeleted(id: string): void;
 }
+
+/** The home list applies its cards' changes itself; the announcement is for the other lists. */
+export const HOME_LIST = "home-list";
 
 type Mode = "view" | "rename" | "confirm-delete";
 
@@ -66,6 +71,7 @@ export const ConversationCard = memo(function ConversationCard({ conversation, o
         action === "stop" ? await stopConversation(id) : await startConversation(id, providersOf(settings));
       const next = action === "stop" ? "STOPPED" : (response.conversation_status ?? "STARTING");
       onChanged({ ...latest.current, status: next, runtime_status: next === "RUNNING" ? latest.current.runtime_status : null });
+      announceConversationsChanged(HOME_LIST);
     } catch (reason) {
       const what = action === "stop" ? "Stop" : "Start";
       toast(`${what} failed: ${reason instanceof Error ? reason.message : String(reason)}`, "error");
@@ -86,6 +92,7 @@ export const ConversationCard = memo(function ConversationCard({ conversation, o
       await renameConversation(id, next);
       onChanged({ ...conversation, title: next });
       setMode("view");
+      announceConversationsChanged(HOME_LIST);
     } catch (reason) {
       toast(`Rename failed: ${reason instanceof Error ? reason.message : String(reason)}`, "error");
     } finally {
@@ -98,6 +105,7 @@ export const ConversationCard = memo(function ConversationCard({ conversation, o
     try {
       await deleteConversation(id);
       onDeleted(id);
+      announceConversationsChanged(HOME_LIST);
     } catch (reason) {
       toast(`Delete failed: ${reason instanceof Error ? reason.message : String(reason)}`, "error");
       setBusy(false);
@@ -134,8 +142,12 @@ export const ConversationCard = memo(function ConversationCard({ conversation, o
         </Link>
       )}
       <div className="conversation-card__meta">
-        <span className={`pill pill--${conversation.status.toLowerCase()}`} data-testid="conversation-status">
-          {conversation.status}
+        <span
+          className={`pill pill--${conversation.status.toLowerCase()}`}
+          data-testid="conversation-status"
+          data-status={conversation.status}
+        >
+          {conversationStatusText(conversation.status, conversation.runtime_status)}
         </span>
         {conversation.selected_repository && (
           <span className="muted" title="Repository">

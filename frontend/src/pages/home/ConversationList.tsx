@@ -1,7 +1,8 @@
 import { useCallback, useEffect, useState } from "react";
 import { listConversations } from "../../api/conversations";
 import type { ConversationInfo } from "../../api/types";
-import { ConversationCard } from "./ConversationCard";
+import { useConversationsChanged } from "../../state/conversationChanges";
+import { ConversationCard, HOME_LIST } from "./ConversationCard";
 
 export function ConversationList() {
   const [items, setItems] = useState<ConversationInfo[]>([]);
@@ -30,6 +31,8 @@ export function ConversationList() {
   useEffect(() => {
     void load(null);
   }, [load]);
+  // A change made elsewhere on the page (the sidebar) shows here at once.
+  useConversationsChanged(() => void load(null), HOME_LIST);
 
   const onChanged = useCallback((updated: ConversationInfo) => {
     setItems((list) => list.map((c) => (c.conversation_id === updated.conversation_id ? updated : c)));

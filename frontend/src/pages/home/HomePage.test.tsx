@@ -47,7 +47,8 @@ describe("HomePage", () => {
     renderWithApp(<HomePage />);
     const card = await screen.findByTestId("conversation-card");
     expect(card.textContent).toContain("Fix the failing test");
-    expect(screen.getByTestId("conversation-status").textContent).toBe("RUNNING");
+    expect(screen.getByTestId("conversation-status").dataset.status).toBe("RUNNING");
+    expect(screen.getByTestId("conversation-status").textContent).toBe("Running");
     expect(screen.getByTestId("conversation-title").getAttribute("href")).toBe(`/conversations/${CONVERSATION.conversation_id}`);
   });
 
@@ -71,14 +72,14 @@ describe("HomePage", () => {
     renderWithApp(<HomePage />);
     await screen.findByTestId("conversation-card");
     fireEvent.click(screen.getByTestId("conversation-stop"));
-    await waitFor(() => expect(screen.getByTestId("conversation-status").textContent).toBe("STOPPED"));
+    await waitFor(() => expect(screen.getByTestId("conversation-status").dataset.status).toBe("STOPPED"));
     expect(calls.filter((c) => c.method === "POST" && c.url.endsWith("/stop"))).toHaveLength(1);
     expect(screen.queryByTestId("conversation-stop")).toBeNull();
 
     fireEvent.click(screen.getByTestId("conversation-start"));
-    await waitFor(() => expect(screen.getByTestId("conversation-status").textContent).toBe("STARTING"));
+    await waitFor(() => expect(screen.getByTestId("conversation-status").dataset.status).toBe("STARTING"));
     expect(calls.find((c) => c.url.endsWith("/start"))?.body).toEqual({ providers_set: ["github"] });
-    await waitFor(() => expect(screen.getByTestId("conversation-status").textContent).toBe("RUNNING"), { timeout: 5000 });
+    await waitFor(() => expect(screen.getByTestId("conversation-status").dataset.status).toBe("RUNNING"), { timeout: 5000 });
     expect(looks).toBe(2);
     expect(screen.getByTestId("conversation-stop").textContent).toBe("Stop");
   });

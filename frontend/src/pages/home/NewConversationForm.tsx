@@ -4,6 +4,8 @@ import { createConversation } from "../../api/conversations";
 import { ApiError } from "../../api/http";
 import type { CreateConversationRequest } from "../../api/types";
 import { providersOf, useSettings } from "../../hooks/SettingsContext";
+import { announceConversationsChanged } from "../../state/conversationChanges";
+import { rememberPendingTask } from "../../state/pendingTask";
 import { RepositoryPicker, type RepositoryChoice } from "./RepositoryPicker";
 
 const SETTINGS_ERRORS = new Set(["CONFIGURATION$SETTINGS_NOT_FOUND", "STATUS$ERROR_LLM_AUTHENTICATION"]);
@@ -35,6 +37,8 @@ export function NewConversationForm({ disabled }: { disabled: boolean }) {
     }
     try {
       const response = await createConversation(body);
+      if (body.initial_user_msg) rememberPendingTask(response.conversation_id, body.initial_user_msg);
+      announceConversationsChanged();
       navigate(`/conversations/${response.conversation_id}`);
     } catch (reason) {
       const apiError = reason instanceof ApiError ? reason : null;

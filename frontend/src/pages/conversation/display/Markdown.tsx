@@ -8,6 +8,8 @@ function installLinkHook(): void {
   if (hookInstalled) return;
   hookInstalled = true;
   DOMPurify.addHook("afterSanitizeAttributes", (node) => {
+    // A code block scrolls on its own; focusable, a keyboard can scroll it too.
+    if (node instanceof Element && node.tagName === "PRE") node.setAttribute("tabindex", "0");
     if (node instanceof Element && node.tagName === "A" && node.getAttribute("href")) {
       node.setAttribute("target", "_blank");
       node.setAttribute("rel", "noopener noreferrer");

@@ -66,5 +66,5 @@ export function ActionBadges({ risk, confirmation }: { risk?: number | undefined
 }
 
 export function Json({ value }: { value: unknown }) {
-  return <pre className="code-block">{JSON.stringify(value, null, 2)}</pre>;
+  return <pre className="code-block" tabIndex={0}>{JSON.stringify(value, null, 2)}</pre>;
 }

@@ -47,7 +47,7 @@ export function SystemMessageView({ event }: { event: SystemMessageAction }) {
   return (
     <EventShell event={event} variant="compact" label="System prompt">
       <Collapsible summary={`System prompt${details ? ` (${details})` : ""}`}>
-        {() => <pre className="code-block">{event.args.content}</pre>}
+        {() => <pre className="code-block" tabIndex={0}>{event.args.content}</pre>}
       </Collapsible>
     </EventShell>
   );
