@@ -641,7 +641,8 @@ class AgentController:
         final_state = delegate.get_agent_state()
         outputs = dict(delegate.state.outputs)
         self.state.iteration_flag.current_value = delegate.state.iteration_flag.current_value
-        delegate._close(set_stop_state=True)
+        # Through the public coroutine, so that a controller subclass's close() runs too.
+        run_coroutine_blocking(delegate.close(set_stop_state=True))
         self.delegate = None
         content = policies.delegate_result_content(delegate.agent.name, final_state, outputs)
         observation = AgentDelegateObservation(content=content, outputs=outputs)

@@ -191,9 +191,10 @@ NOT_EXECUTED_STOPPED = (
     "AGENT_ERROR$ERROR_ACTION_NOT_EXECUTED_STOPPED",
 )
 NOT_EXECUTED_ERROR = (
-    "The action has not been executed because an error stopped the agent. The runtime may "
-    "have crashed and restarted, so anything set up earlier (installed packages, environment "
-    "variables, running processes, files outside the workspace) may be gone.",
+    # 0.59's wording, which clients and harnesses may match on.
+    "The action has not been executed due to a runtime error. The runtime system may have "
+    "crashed and restarted due to resource constraints. Any previously established system "
+    "state, dependencies, or environment variables may have been lost.",
     "AGENT_ERROR$ERROR_ACTION_NOT_EXECUTED_ERROR",
 )
 

@@ -81,9 +81,10 @@ class LLMContextWindowExceedError(RuntimeError):
 
     def __init__(
         self,
+        # 0.59's wording: it becomes the conversation's last_error, which clients show.
         message: str = (
-            "The conversation is longer than the LLM context window. "
-            "Enable enable_history_truncation in the agent config to condense it instead."
+            "Conversation history longer than LLM context window limit. Consider turning on "
+            "enable_history_truncation config to avoid this error"
         ),
     ) -> None:
         super().__init__(message)

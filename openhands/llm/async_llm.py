@@ -11,6 +11,7 @@ import litellm
 from litellm.types.utils import ModelResponse
 
 from openhands.core.exceptions import UserCancelledError
+from openhands.llm.call_params import build_call_params
 from openhands.llm.llm import LLM, PreparedCall
 from openhands.utils.shutdown_listener import should_continue, should_exit
 
@@ -54,6 +55,7 @@ async def run_unless_shutdown(awaitable: Awaitable[T]) -> T:
 class AsyncLLM(LLM):
     """``await llm.async_completion(messages=..., tools=..., **kwargs)``: the same arguments,
     message handling, mock tool calling, retries, metrics and errors as ``completion``.
+    Unlike ``completion``, the sampling controls are not adjusted for reasoning models.
 
     A call under way is cancelled when the process starts shutting down
     (:class:`UserCancelledError`).
@@ -61,6 +63,8 @@ class AsyncLLM(LLM):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        # 0.59's async calls pass the sampling controls through unchanged (call_params.py).
+        self._call_params = build_call_params(self.config, self.features, adapt_sampling=False)
         self._async_completion: Callable[..., Awaitable[ModelResponse]] = self._with_retries(
             self._async_completion_attempt
         )

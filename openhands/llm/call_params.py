@@ -49,7 +49,27 @@ def _sampling_params(config: LLMConfig, features: ModelFeatures) -> dict[str, An
     return params
 
 
-def build_call_params(config: LLMConfig, features: ModelFeatures) -> dict[str, Any]:
+def _unadjusted_sampling_params(config: LLMConfig, features: ModelFeatures) -> dict[str, Any]:
+    """The sampling controls as configured, plus the reasoning effort the model supports.
+
+    This is what 0.59's async and streaming calls send: nothing is removed for reasoning
+    models (``drop_params`` lets LiteLLM drop what a provider rejects) and no Gemini
+    thinking budget is set.
+    """
+    params: dict[str, Any] = {"temperature": config.temperature}
+    if config.top_k is not None:
+        params["top_k"] = config.top_k
+    if config.top_p is not None:
+        params["top_p"] = config.top_p
+    if features.supports_reasoning_effort and "claude-sonnet-4-5" not in config.model:
+        params["reasoning_effort"] = config.reasoning_effort
+    return params
+
+
+def build_call_params(
+    config: LLMConfig, features: ModelFeatures, *, adapt_sampling: bool = True
+) -> dict[str, Any]:
+    """``adapt_sampling=False`` gives the async paths' parameters (see above)."""
     params: dict[str, Any] = {
         "model": config.model,
         "api_key": _secret(config.api_key),
@@ -63,7 +83,10 @@ def build_call_params(config: LLMConfig, features: ModelFeatures) -> dict[str, A
         # provider SDK's own hidden retries so one attempt is one HTTP request.
         "max_retries": 0,
     }
-    params.update(_sampling_params(config, features))
+    if adapt_sampling:
+        params.update(_sampling_params(config, features))
+    else:
+        params.update(_unadjusted_sampling_params(config, features))
 
     token_key = "max_tokens" if config.model.startswith("azure") else "max_completion_tokens"
     if config.max_output_tokens is not None:

@@ -55,11 +55,18 @@ class LLMRegistry:
 
     # --- creation ----------------------------------------------------------------------
 
-    def _create_llm(self, service_id: str, config: LLMConfig, notify: bool = True) -> LLM:
-        llm = LLM(config=config, service_id=service_id, retry_listener=self.retry_listener)
+    def _create_new_llm(
+        self, service_id: str, config: LLMConfig, with_listener: bool = True
+    ) -> LLM:
+        """Build, register and announce a new LLM.
+
+        ``with_listener=False`` leaves out the retry listener: one-off side calls should not
+        report their retries as if the agent were waiting on them.
+        """
+        listener = self.retry_listener if with_listener else None
+        llm = LLM(config=config, service_id=service_id, retry_listener=listener)
         self.service_to_llm[service_id] = llm
-        if notify:
-            self.notify(RegistryEvent(llm=llm, service_id=service_id))
+        self.notify(RegistryEvent(llm=llm, service_id=service_id))
         return llm
 
     def get_llm(self, service_id: str, config: LLMConfig | None = None) -> LLM:
@@ -68,12 +75,15 @@ class LLMRegistry:
         if existing is not None:
             if config is not None and not _same_config(existing, config):
                 raise ValueError(
-                    f"Requesting the same LLM service ({service_id}) with a different config"
+                    f"Requesting same service ID {service_id} with different config, "
+                    "use a new service ID"
                 )
             return existing
         if config is None:
-            raise ValueError(f"No LLM exists for service {service_id} and no config was given")
-        return self._create_llm(service_id, config)
+            raise ValueError(
+                f"Requesting new LLM without specifying LLM config (service ID {service_id})"
+            )
+        return self._create_new_llm(config=config, service_id=service_id)
 
     def get_llm_from_agent_config(self, service_id: str, agent_config: AgentConfig) -> LLM:
         """The service's LLM, created from the agent's LLM config if new.
@@ -86,7 +96,7 @@ class LLMRegistry:
             return existing
         name = agent_config.llm_config
         llm_config = self.config.get_llm_config(name) if name else self.config.get_llm_config()
-        return self._create_llm(service_id, llm_config)
+        return self._create_new_llm(config=llm_config, service_id=service_id)
 
     def get_active_llm(self) -> LLM:
         return self.active_agent_llm
@@ -120,7 +130,9 @@ class LLMRegistry:
         self, service_id: str, llm_config: LLMConfig, messages: list[Message] | list[dict[str, Any]]
     ) -> str:
         """A single completion on a side service (e.g. a title); the stripped reply text."""
-        llm = self.service_to_llm.get(service_id) or self._create_llm(service_id, llm_config)
+        if service_id not in self.service_to_llm:
+            self._create_new_llm(config=llm_config, service_id=service_id, with_listener=False)
+        llm = self.service_to_llm[service_id]
         response = llm.completion(messages=messages)
         content = response.choices[0].message.content  # type: ignore[union-attr]
         return (content or "").strip()
@@ -138,5 +150,9 @@ class LLMRegistry:
 
 
 def _same_config(llm: LLM, config: LLMConfig) -> bool:
-    """Compare against what the LLM was built from (it resolves some fields itself)."""
-    return llm.original_config == config
+    """Whether ``config`` is what ``llm`` runs with or what it was built from.
+
+    An LLM fills in some fields itself (e.g. token limits from the model's info), so a caller
+    repeating the original config must still count as asking for the same LLM.
+    """
+    return config == llm.config or config == getattr(llm, "original_config", None)

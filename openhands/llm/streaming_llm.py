@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -9,6 +10,7 @@ import litellm
 from litellm.types.utils import ModelResponse
 
 from openhands.core.exceptions import LLMNoResponseError, UserCancelledError
+from openhands.core.logger import openhands_logger as logger
 from openhands.llm.async_llm import AsyncLLM
 from openhands.llm.llm import PreparedCall
 from openhands.utils.shutdown_listener import should_exit
@@ -52,7 +54,16 @@ class StreamingLLM(AsyncLLM):
         self._finish_stream(call, chunks)
 
     def _finish_stream(self, call: PreparedCall, chunks: list[Any]) -> None:
-        response = litellm.stream_chunk_builder(chunks, messages=call.messages) if chunks else None
-        if not isinstance(response, ModelResponse):  # None, or a text-completion stream
+        if not chunks:
+            raise LLMNoResponseError("The stream ended without a chat completion")
+        try:
+            response = litellm.stream_chunk_builder(chunks, messages=call.messages)
+        except Exception as exc:
+            # The caller already has every chunk; chunks LiteLLM cannot assemble (e.g. a
+            # proxy's bare dicts without ``model``) only cost us the usage accounting.
+            logger.warning("Could not assemble the stream's chunks for the metrics: %s", exc)
+            self.metrics.add_response_latency(max(0.0, time.time() - call.started), "")
+            return
+        if not isinstance(response, ModelResponse):  # a text-completion stream
             raise LLMNoResponseError("The stream ended without a chat completion")
         self._finish_call(call, response)

@@ -183,12 +183,10 @@ class ConversationMemory:
         if isinstance(obs, RecallObservation):
             if not self.agent_config.enable_prompt_extensions:
                 return []
-            content = render_recall(
-                obs,
-                earlier_events,
-                self.prompt_manager,
-                self.agent_config.disabled_microagents,
-            )
+            # Only a recall that carries knowledge needs the disabled list (a partial agent
+            # config, as some harnesses build, may not have one).
+            disabled = self.agent_config.disabled_microagents if obs.microagent_knowledge else ()
+            content = render_recall(obs, earlier_events, self.prompt_manager, disabled)
             if not content:
                 return []
         else:

@@ -154,10 +154,15 @@ class Memory:
     def workspace_context(self, query: str) -> RecallObservation | None:
         """Everything known about the workspace, or None if there is nothing at all."""
         knowledge = self._find_microagent_knowledge(query)
+        # Repo microagents without a body (e.g. default-tools, which only brings MCP tools)
+        # have nothing to say here.
+        repo_instructions = "\n\n".join(
+            a.content for a in self.repo_microagents.values() if a.content
+        )
         if not (
             self.repository_info
             or self.runtime_info
-            or self.repo_microagents
+            or repo_instructions
             or knowledge
             or self.conversation_instructions
         ):
@@ -170,7 +175,7 @@ class Memory:
             repo_name=repo.repo_name or "",
             repo_directory=repo.repo_directory or "",
             repo_branch=repo.branch_name or "",
-            repo_instructions="\n\n".join(a.content for a in self.repo_microagents.values()),
+            repo_instructions=repo_instructions,
             runtime_hosts=dict(runtime.available_hosts) if runtime else {},
             additional_agent_instructions=runtime.additional_agent_instructions if runtime else "",
             date=runtime.date if runtime else "",

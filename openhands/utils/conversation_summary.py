@@ -4,6 +4,7 @@ user message, and one written by an LLM.
 The text rules (prompt, clipping, fallback) live here once; ``server/session/title.py``
 uses them for the server's metadata updater. Nothing here imports the LLM package: the
 caller hands in an ``LLMRegistry`` (anything with ``request_extraneous_completion``).
+``EventStore`` is a module attribute so that a caller can substitute its own reader.
 """
 
 from __future__ import annotations
@@ -11,6 +12,10 @@ from __future__ import annotations
 import asyncio
 import logging
 from typing import TYPE_CHECKING, Any, Protocol
+
+from openhands.events.action.message import MessageAction
+from openhands.events.event import EventSource
+from openhands.events.event_store import EventStore
 
 if TYPE_CHECKING:
     from openhands.core.config.llm_config import LLMConfig
@@ -113,11 +118,6 @@ async def auto_generate_title(
 
 
 def _first_user_message(conversation_id: str, user_id: str | None, file_store: FileStore) -> str:
-    # Only needed when a title is made; importing this module stays cheap without it.
-    from openhands.events.action.message import MessageAction
-    from openhands.events.event import EventSource
-    from openhands.events.event_store import EventStore
-
     store = EventStore(conversation_id, file_store, user_id)
     for event in store.search_events():
         if not isinstance(event, MessageAction) or event.source != EventSource.USER:

@@ -67,22 +67,22 @@ class PromptManager:
         if not prompt_dir:
             raise ValueError("Prompt directory is not set")
         self.prompt_dir = prompt_dir
-        self._env = Environment(
+        self.env = Environment(
             loader=FileSystemLoader(prompt_dir),
             keep_trailing_newline=True,
             trim_blocks=True,
             lstrip_blocks=True,
         )
-        self.system_template = self._load(system_prompt_filename)
-        self.user_template = self._load("user_prompt.j2")
-        self.additional_info_template = self._load("additional_info.j2")
-        self.microagent_info_template = self._load("microagent_info.j2")
+        self.system_template = self._load_template(system_prompt_filename)
+        self.user_template = self._load_template("user_prompt.j2")
+        self.additional_info_template = self._load_template("additional_info.j2")
+        self.microagent_info_template = self._load_template("microagent_info.j2")
 
-    def _load(self, filename: str) -> Template:
+    def _load_template(self, filename: str) -> Template:
         path = os.path.join(self.prompt_dir, filename)
         if not os.path.isfile(path):
             raise FileNotFoundError(f"Prompt file {path} not found")
-        return self._env.get_template(filename)
+        return self.env.get_template(filename)
 
     def get_system_message(self, cli_mode: bool = False, **context: Any) -> str:
         text = self.system_template.render(cli_mode=cli_mode, **context).strip()

@@ -144,3 +144,25 @@ def test_unknown_delegate_agent_is_an_error(world: World) -> None:
     assert parent.state.last_error == (
         "AgentNotRegisteredError: No agent class registered under 'NoSuchAgent'"
     )
+
+
+def test_a_finished_delegate_is_closed_through_its_public_close(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from openhands.controller.agent_controller import AgentController
+
+    closed: list[tuple[str, bool]] = []
+    original_close = AgentController.close
+
+    async def recording_close(self: AgentController, set_stop_state: bool = True) -> None:
+        closed.append((self.agent.name, set_stop_state))
+        await original_close(self, set_stop_state)
+
+    # What a controller subclass overriding close() would see.
+    monkeypatch.setattr(AgentController, "close", recording_close)
+    HelperAgent.default_script = [AgentFinishAction(outputs={"count": 1})]
+    parent = world.start([_delegate_action(), AgentFinishAction()])
+    world.user_says("go")
+    world.wait_for_state(AgentState.FINISHED)
+    assert parent.delegate is None
+    assert ("HelperAgent", True) in closed

@@ -134,3 +134,31 @@ def test_azure_request_over_http(scripted_llm: ScriptedLLMServer) -> None:
     request = scripted_llm.last_request
     assert request.path == "/openai/deployments/my-deployment/chat/completions"
     assert request.body["max_tokens"] == 77
+
+
+def test_async_paths_keep_the_sampling_controls() -> None:
+    params = build_call_params(LLMConfig(model="o3"), get_features("o3"), adapt_sampling=False)
+    assert params["reasoning_effort"] == "high"
+    assert (params["temperature"], params["top_p"]) == (0.0, 1.0)
+    gemini = LLMConfig(model="gemini/gemini-2.5-pro", reasoning_effort="low")
+    params = build_call_params(gemini, get_features(gemini.model), adapt_sampling=False)
+    assert "thinking" not in params
+    assert params["reasoning_effort"] == "low"
+
+
+async def test_async_reasoning_request_over_http(scripted_llm: ScriptedLLMServer) -> None:
+    from openhands.llm.async_llm import AsyncLLM
+
+    config = scripted_llm.llm_config(
+        model="openai/gemini-2.5-pro", temperature=0.7, top_p=0.9, reasoning_effort="low"
+    )
+    scripted_llm.push(s.text("ok"), s.text("ok"))
+    LLM(config, "sync").completion(messages=HI)
+    sync_body = scripted_llm.last_request.body
+    await AsyncLLM(config, "async").async_completion(messages=HI)
+    async_body = scripted_llm.last_request.body
+    # completion() drops the sampling controls of a reasoning model; the async path sends
+    # them as configured, and no thinking budget.
+    assert "temperature" not in sync_body and "top_p" not in sync_body
+    assert (async_body["temperature"], async_body["top_p"]) == (0.7, 0.9)
+    assert "thinking" not in async_body

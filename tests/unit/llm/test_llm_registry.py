@@ -153,3 +153,30 @@ def test_multimodal_router_sticks_to_primary_after_overflow(
     assert scripted_llm.last_request.body["model"] == "test-model"
     router.completion(messages=short)
     assert scripted_llm.last_request.body["model"] == "test-model"
+
+
+def test_get_llm_errors_name_the_problem(
+    registry: LLMRegistry, scripted_llm: ScriptedLLMServer
+) -> None:
+    registry.get_llm("condenser", scripted_llm.llm_config())
+    with pytest.raises(ValueError, match="Requesting same service ID condenser with different"):
+        registry.get_llm("condenser", scripted_llm.llm_config(model="openai/other-model"))
+    with pytest.raises(ValueError, match="Requesting new LLM without specifying LLM config"):
+        registry.get_llm("never-seen")
+
+
+def test_side_completions_do_not_report_retries(scripted_llm: ScriptedLLMServer) -> None:
+    retries: list[tuple[int, int]] = []
+    registry = LLMRegistry(
+        _app_config(scripted_llm), retry_listener=lambda n, total: retries.append((n, total))
+    )
+    scripted_llm.push(s.rate_limit_error(), s.text("Title"))
+    config = scripted_llm.llm_config(num_retries=2)
+    assert (
+        registry.request_extraneous_completion("title", config, [{"role": "user", "content": "x"}])
+        == "Title"
+    )
+    assert len(scripted_llm.completion_requests) == 2  # it did retry ...
+    assert retries == []  # ... without telling the agent's listener
+    assert registry.service_to_llm["title"].retry_listener is None
+    assert registry.get_active_llm().retry_listener is not None

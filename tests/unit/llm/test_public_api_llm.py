@@ -483,6 +483,35 @@ async def test_streaming_yields_litellm_chunks(scripted_llm: ScriptedLLMServer) 
     assert llm.metrics.token_usages[0].completion_tokens > 0
 
 
+class _PlainDictStream(StreamingLLM):
+    """An extension that hands on the provider's chunks as plain dicts without ``model``
+    (the shape some proxies stream), through the documented ``_call_acompletion`` hook."""
+
+    async def _call_acompletion(self, **kwargs: Any) -> Any:
+        stream = await super()._call_acompletion(**kwargs)
+
+        async def plain() -> Any:
+            async for chunk in stream:
+                data = chunk.model_dump()
+                data.pop("model", None)
+                yield data
+
+        return plain()
+
+
+async def test_streaming_of_chunks_litellm_cannot_assemble(
+    scripted_llm: ScriptedLLMServer,
+) -> None:
+    scripted_llm.push(s.text("one two three"))
+    llm = _PlainDictStream(scripted_llm.llm_config(), "svc")
+    chunks = await _collect(llm, messages=HI)
+    text = "".join(c["choices"][0]["delta"].get("content") or "" for c in chunks if c["choices"])
+    assert text == "one two three"
+    # No usage to read from such chunks, but the call is still counted.
+    assert len(llm.metrics.response_latencies) == 1
+    assert llm.metrics.token_usages == []
+
+
 async def test_streaming_tool_calls_and_retries(scripted_llm: ScriptedLLMServer) -> None:
     scripted_llm.push(s.rate_limit_error(), s.tool_call("think", {"thought": "t"}, content=""))
     llm = StreamingLLM(scripted_llm.llm_config(native_tool_calling=True), "svc")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 
 from openhands.controller.state.state import State
@@ -213,6 +215,22 @@ def test_conversation_window_lists_non_contiguous_ids() -> None:
     assert isinstance(result, Condensation)
     # essential: the user message only; 6 others → keep 3 (4, 5, 6) minus leading obs 4.
     assert result.action.forgotten_event_ids == [0, 1, 3, 4]
+
+
+def test_conversation_window_warns_when_only_dangling_observations_are_recent(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    events = numbered(
+        user("task"),  # 0
+        output("a"),  # 1 (its action is gone)
+        output("b"),  # 2
+        CondensationRequestAction(),  # 3
+    )
+    with caplog.at_level(logging.WARNING, logger="openhands"):
+        result = ConversationWindowCondenser().condense(_view(events))
+    assert isinstance(result, Condensation)
+    assert result.action.forgotten == [1, 2]
+    assert "All recent events are dangling observations" in caplog.text
 
 
 def test_conversation_window_without_user_message_forgets_nothing() -> None:

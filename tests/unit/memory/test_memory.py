@@ -154,6 +154,31 @@ def test_nothing_to_say_gives_a_null_observation(
     assert obs.cause == recall.id
 
 
+def test_repo_microagents_without_a_body_add_no_context(
+    stream: EventStream, observations: queue.Queue[Observation], tmp_path: Path
+) -> None:
+    global_dir = tmp_path / "global"
+    global_dir.mkdir()
+    # Like the bundled default-tools: it only brings MCP tools, it has nothing to say.
+    (global_dir / "tools-only.md").write_text(
+        "---\nname: tools-only\ntype: repo\nmcp_tools:\n  stdio_servers:\n"
+        '    - name: "fetch"\n      command: "uvx"\n---\n'
+    )
+    memory = Memory(stream, "sid", global_microagents_dir=global_dir, user_microagents_dir=None)
+    assert set(memory.repo_microagents) == {"tools-only"}
+    recall = _recall(stream, RecallType.WORKSPACE_CONTEXT, "hello", EventSource.USER)
+    obs = _next(observations)
+    assert isinstance(obs, NullObservation)
+    assert obs.cause == recall.id
+
+    # With something else to say, the body-less microagent adds no blank instructions.
+    memory.set_conversation_instructions("Answer in French.")
+    _recall(stream, RecallType.WORKSPACE_CONTEXT, "hello again", EventSource.USER)
+    obs = _next(observations)
+    assert isinstance(obs, RecallObservation)
+    assert obs.repo_instructions == ""
+
+
 def test_errors_go_to_the_status_callback(
     stream: EventStream,
     observations: queue.Queue[Observation],

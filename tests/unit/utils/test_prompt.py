@@ -93,3 +93,20 @@ def test_microagent_info() -> None:
     )
     assert text.count("<EXTRA_INFO>") == 2
     assert '"commit"' in text and "Git tips." in text
+
+
+def test_a_subclass_can_load_more_templates(tmp_path: Path) -> None:
+    for name in ("system_prompt.j2", "user_prompt.j2", "additional_info.j2", "microagent_info.j2"):
+        (tmp_path / name).write_text("")
+    (tmp_path / "base.j2").write_text("<BASE>{{ who }}</BASE>")
+    (tmp_path / "extra.j2").write_text('{% include "base.j2" %} and more')
+
+    class WithExtra(PromptManager):
+        def extra(self, who: str) -> str:
+            return self._load_template("extra.j2").render(who=who)
+
+    manager = WithExtra(str(tmp_path))
+    assert manager.extra("me") == "<BASE>me</BASE> and more"
+    assert manager.env.loader is not None
+    with pytest.raises(FileNotFoundError, match=r"missing\.j2"):
+        manager._load_template("missing.j2")

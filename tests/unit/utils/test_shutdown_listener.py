@@ -68,3 +68,26 @@ async def test_async_sleep_returns_once_shutdown_begins() -> None:
     sl.request_shutdown()
     await sl.async_sleep_if_should_continue(3600)
     assert sl.should_exit()
+
+
+def test_a_listener_may_remove_another_during_shutdown() -> None:
+    calls: list[str] = []
+    previous = signal.getsignal(signal.SIGHUP)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    first = sl.add_shutdown_listener(lambda: calls.append("first"))
+
+    def second() -> None:
+        sl.remove_shutdown_listener(first)
+        calls.append("second")
+
+    second_id = sl.add_shutdown_listener(second)
+    try:
+        sl._register_signal_handler(signal.SIGHUP)
+        os.kill(os.getpid(), signal.SIGHUP)
+        assert sl.should_exit()
+        # Everyone registered when the signal arrived is told, in registration order.
+        assert calls == ["first", "second"]
+        assert first not in sl._shutdown_listeners
+    finally:
+        signal.signal(signal.SIGHUP, previous)
+        sl.remove_shutdown_listener(second_id)

@@ -27,7 +27,13 @@ class ConversationWindowCondenser(RollingCondenser):
             logger.warning("No user message in the history; nothing to condense")
             return Condensation(action=CondensationAction(forgotten_event_ids=[]))
 
-        keep = set(essential) | {event.id for event in recent_events(events, len(essential))}
+        recent = recent_events(events, len(essential))
+        if not recent and len(events) > len(essential):
+            logger.warning(
+                "All recent events are dangling observations, which we truncate. This means "
+                "the agent has only the essential first events. This should not happen."
+            )
+        keep = set(essential) | {event.id for event in recent}
         forgotten = sorted(event.id for event in events if event.id not in keep)
         return Condensation(action=_forget(forgotten))
 
