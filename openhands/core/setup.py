@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import uuid
 from collections.abc import Callable, Mapping
-from types import MappingProxyType
 from typing import TYPE_CHECKING, TypeAlias, TypeVar
 
 from openhands.controller.state.state import State
@@ -20,8 +19,10 @@ from openhands.core.config import OpenHandsConfig
 from openhands.core.logger import openhands_logger as logger
 from openhands.events.event import Event
 from openhands.events.stream import EventStream
+from openhands.storage import get_file_store  # noqa: F401  (the reference's name here)
 from openhands.storage.factory import get_file_store_from_config
 from openhands.storage.files import FileStore
+from openhands.utils.async_utils import GENERAL_TIMEOUT, call_async_from_sync  # noqa: F401
 
 if TYPE_CHECKING:
     from openhands.controller.agent import Agent
@@ -190,23 +191,15 @@ class ConversationBuilder:
     ) -> str | None:
         """Clone (or init) the workspace repository, then run its setup script and git hooks.
 
-        Without ``repo_url`` the clone URL is asked from the git provider with the tokens
-        (given, else the runtime's), as the reference's runtime did."""
+        Without ``repo_url`` the runtime asks the git provider for the clone URL with the
+        tokens (given, else the runtime's)."""
         runtime = self._require(self.runtime, "runtime")
         tokens = provider_tokens_by_type(
-            git_provider_tokens if git_provider_tokens is not None else runtime.git_provider_tokens
+            git_provider_tokens if git_provider_tokens is not None else runtime.provider_tokens
         )
-        if selected_repository and repo_url is None:
-            repo_url = authenticated_clone_url(selected_repository, tokens)
-        directory = runtime.clone_or_init_repo(
-            provider_token_strings(tokens),
-            selected_repository,
-            selected_branch,
-            repo_url=repo_url,
+        return _initialize_repository(
+            runtime, tokens, selected_repository, selected_branch, repo_url
         )
-        runtime.maybe_run_setup_script()
-        runtime.maybe_setup_git_hooks()
-        return directory or None
 
     def build_memory(
         self,
@@ -383,35 +376,18 @@ def get_provider_tokens() -> PROVIDER_TOKEN_TYPE | None:
 
 
 def provider_token_strings(tokens: GitProviderTokens | None) -> dict[str, str]:
-    """Tokens as the runtime takes them, ``{"github": "<token>"}``: the one conversion from
-    ProviderType → ProviderToken. Providers without a token are left out."""
-    strings: dict[str, str] = {}
-    for provider, token in (tokens or {}).items():
-        secret = token if isinstance(token, str) else _secret_of(token)
-        if secret:
-            strings[str(getattr(provider, "value", provider)).lower()] = secret
-    return strings
+    """Tokens as the runtime's sandbox takes them, ``{"github": "<token>"}``; providers
+    without a token are left out (``openhands.runtime.git_tokens`` converts)."""
+    from openhands.runtime.git_tokens import token_strings
+
+    return token_strings(tokens)
 
 
 def provider_tokens_by_type(tokens: GitProviderTokens | None) -> PROVIDER_TOKEN_TYPE:
     """The reference's shape of ``tokens``; ProviderTokens (and their hosts) pass unchanged."""
-    from pydantic import SecretStr
+    from openhands.runtime.git_tokens import typed_provider_tokens
 
-    from openhands.integrations.provider import ProviderToken
-    from openhands.integrations.service_types import ProviderType
-
-    by_type: dict[ProviderType, ProviderToken] = {}
-    for provider, token in (tokens or {}).items():
-        try:
-            kind = ProviderType(str(getattr(provider, "value", provider)).lower())
-        except ValueError:
-            logger.warning("Ignoring the token of unknown git provider %r", provider)
-            continue
-        if isinstance(token, ProviderToken):
-            by_type[kind] = token
-        elif isinstance(token, str) and token:
-            by_type[kind] = ProviderToken(token=SecretStr(token))
-    return MappingProxyType(by_type)
+    return typed_provider_tokens(tokens)
 
 
 def _secret_of(token: object) -> str:
@@ -419,18 +395,34 @@ def _secret_of(token: object) -> str:
     return secret.get_secret_value() if secret is not None else ""
 
 
-def authenticated_clone_url(repository: str, tokens: PROVIDER_TOKEN_TYPE) -> str:
-    """The https clone URL of ``repository`` with the credentials of the provider hosting it
-    (found through the providers' APIs, honouring a token's self-hosted ``host``); the plain
-    github.com URL when there are no tokens, for a public repository."""
-    if not any(_secret_of(token) for token in tokens.values()):
-        return f"https://github.com/{repository}.git"
-    from openhands.integrations.provider import ProviderHandler
-    from openhands.utils.async_utils import call_async_from_sync
-
-    handler = ProviderHandler(provider_tokens=tokens)
-    url: str = call_async_from_sync(handler.get_authenticated_git_url, 60, repository)
-    return url
+def _initialize_repository(
+    runtime: Runtime,
+    tokens: PROVIDER_TOKEN_TYPE | None,
+    selected_repository: str | None,
+    selected_branch: str | None,
+    repo_url: str | None = None,
+) -> str | None:
+    """``runtime.clone_or_init_repo`` (through this module's ``call_async_from_sync``, as
+    the reference), then the setup script and git hooks. Without any token a repository
+    is cloned from public github.com, with no provider to ask."""
+    if (
+        selected_repository
+        and repo_url is None
+        and not any(_secret_of(token) for token in (tokens or {}).values())
+    ):
+        repo_url = f"https://github.com/{selected_repository}.git"
+    # No time limit here: the clone's own commands carry theirs (runtime.md §10.5).
+    directory: str | None = call_async_from_sync(
+        runtime.clone_or_init_repo,
+        None,
+        tokens,
+        selected_repository,
+        selected_branch,
+        repo_url=repo_url,
+    )
+    runtime.maybe_run_setup_script()
+    runtime.maybe_setup_git_hooks()
+    return directory or None
 
 
 def initialize_repository_for_runtime(
@@ -443,16 +435,12 @@ def initialize_repository_for_runtime(
 ) -> str | None:
     """Clone (or init) the workspace repository, then run its setup script and git hooks.
 
-    The clone's tokens: ``immutable_provider_tokens``, else the runtime's, else those of the
-    environment (``get_provider_tokens``), as in the reference's headless runs."""
-    builder = ConversationBuilder(runtime.config, runtime.sid, event_stream=runtime.event_stream)
-    builder.runtime = runtime
-    tokens: GitProviderTokens | None = (
-        immutable_provider_tokens or runtime.git_provider_tokens or get_provider_tokens()
-    )
-    return builder.initialize_repository(
-        selected_repository, selected_branch, repo_url, git_provider_tokens=tokens
-    )
+    The clone's tokens: ``immutable_provider_tokens``, else those of the environment
+    (``get_provider_tokens``), as in the reference's headless runs, else the runtime's own."""
+    tokens = provider_tokens_by_type(immutable_provider_tokens) or get_provider_tokens()
+    if not tokens:
+        tokens = provider_tokens_by_type(getattr(runtime, "provider_tokens", None))
+    return _initialize_repository(runtime, tokens, selected_repository, selected_branch, repo_url)
 
 
 def create_memory(

@@ -10,6 +10,7 @@ storage layer can import the data types here cheaply.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Protocol, overload
@@ -39,6 +40,9 @@ if TYPE_CHECKING:
     Service = GitHubService | GitLabService | BitBucketService
 
 logger = logging.getLogger(__name__)
+
+# Seconds to wait for a hosted deployment's refresh-token answer.
+REFRESH_TIMEOUT = 15.0
 
 
 class ProviderToken(BaseModel):
@@ -160,6 +164,12 @@ class ProviderHandler:
         # see `with_api_urls`.
         self.api_urls: dict[ProviderType, str] = {}
         self.service_class_for_provider = _service_classes()
+        # A hosted deployment (env ``WEB_HOST``) hands out fresh tokens for a conversation
+        # at this URL; without it a service's ``get_latest_token`` is asked instead.
+        web_host = os.getenv("WEB_HOST", "").strip()
+        self.REFRESH_TOKEN_URL: str | None = (
+            f"https://{web_host}/api/refresh-tokens" if web_host else None
+        )
 
     @property
     def provider_tokens(self) -> PROVIDER_TOKEN_TYPE:
@@ -353,8 +363,11 @@ class ProviderHandler:
     # --- branches ---------------------------------------------------------------------
 
     async def _provider_of(self, repository: str, specified: ProviderType | None) -> ProviderType:
-        if specified is not None and specified in self._usable():
+        usable = self._usable()
+        if specified is not None and specified in usable:
             return specified
+        if specified is None and len(usable) == 1:
+            return usable[0]  # the only provider to ask: no look-up first
         return (await self.verify_repo_provider(repository, specified)).git_provider
 
     async def get_branches(
@@ -479,11 +492,35 @@ class ProviderHandler:
             if token is None:
                 continue
             value = token.token
-            if get_latest and provider in self.service_class_for_provider:
+            if get_latest and self.REFRESH_TOKEN_URL and self.sid:
+                value = await self._get_latest_provider_token(provider) or value
+            elif get_latest and provider in self.service_class_for_provider:
                 value = await self._get_service(provider).get_latest_token() or value
             if value is not None and value.get_secret_value():
                 env[provider] = value
         return env
+
+    async def _get_latest_provider_token(self, provider: ProviderType) -> SecretStr | None:
+        """This conversation's current token for ``provider`` from ``REFRESH_TOKEN_URL``
+        (``{"token": ...}``); None when it cannot be had (logged without the answer)."""
+        if self.REFRESH_TOKEN_URL is None:
+            return None
+        import httpx  # here: the storage layer imports this module for the token types
+
+        headers = {"X-Session-API-Key": self.session_api_key} if self.session_api_key else {}
+        try:
+            async with httpx.AsyncClient(timeout=REFRESH_TIMEOUT) as client:
+                response = await client.get(
+                    self.REFRESH_TOKEN_URL,
+                    headers=headers,
+                    params={"provider": provider.value, "sid": self.sid or ""},
+                )
+            response.raise_for_status()
+            token = response.json().get("token")
+        except (httpx.HTTPError, ValueError, AttributeError) as error:
+            logger.error("Could not refresh the %s token: %s", provider.value, type(error).__name__)
+            return None
+        return SecretStr(token) if isinstance(token, str) and token else None
 
     async def set_event_stream_secrets(
         self,

@@ -52,13 +52,26 @@ from openhands.events.observation import (
 )
 from openhands.events.serialization.registry import ACTION_TYPE_TO_CLASS
 from openhands.events.stream import EventStream, EventStreamSubscriber
+from openhands.integrations.provider import ProviderHandler
+from openhands.integrations.service_types import ProviderType
 from openhands.runtime import workspace_setup
-from openhands.runtime.org_microagents import load_org_microagents
+from openhands.runtime.git_tokens import (
+    AnyProviderTokens,
+    export_latest_tokens,
+    token_strings,
+    typed_provider_tokens,
+)
+from openhands.runtime.org_microagents import (
+    GITLAB_ORG_REPOSITORY,
+    ORG_REPOSITORY,
+    load_org_microagents,
+)
 from openhands.runtime.plugins.requirement import PluginRequirement
 from openhands.runtime.runtime_status import RuntimeStatus
 from openhands.runtime.utils.git_handler import GitHandler
 from openhands.runtime.workspace_setup import WorkspaceGit, run_hidden
 from openhands.storage.locations import get_conversation_dir
+from openhands.utils.async_utils import GENERAL_TIMEOUT, call_async_from_sync
 from openhands.utils.sync_bridge import run_coroutine_blocking
 
 if TYPE_CHECKING:
@@ -68,9 +81,6 @@ if TYPE_CHECKING:
 StatusCallback = Callable[[str, RuntimeStatus, str], None]
 # A plugin the sandbox should start: a requirement, or just its name (e.g. "vscode").
 Plugin = PluginRequirement | str
-
-# Provider token variables: a command that mentions one gets fresh tokens exported first.
-PROVIDER_TOKEN_ENV_NAMES = ("github_token", "gitlab_token", "bitbucket_token")
 
 
 def _env_vars_from_host() -> dict[str, str]:
@@ -88,6 +98,8 @@ class Runtime(ABC):
     attach_to_existing: bool
     status_callback: StatusCallback | None
     runtime_status: RuntimeStatus | None
+    # The sandbox's session key (runtimes whose sandbox has one set it).
+    session_api_key: str | None = None
 
     def __init__(
         self,
@@ -101,7 +113,7 @@ class Runtime(ABC):
         attach_to_existing: bool = False,
         headless_mode: bool = False,
         user_id: str | None = None,
-        git_provider_tokens: dict[str, str] | None = None,
+        git_provider_tokens: AnyProviderTokens | None = None,
     ) -> None:
         self.sid = sid
         self.event_stream = event_stream
@@ -110,7 +122,10 @@ class Runtime(ABC):
         self.attach_to_existing = attach_to_existing
         self.headless_mode = headless_mode
         self.user_id = user_id
-        self.git_provider_tokens = dict(git_provider_tokens or {})
+        # The tokens as given (hosts kept) for provider look-ups, and as the sandbox's
+        # plain strings, ``{"github": "<token>"}``.
+        self.provider_tokens = typed_provider_tokens(git_provider_tokens)
+        self.git_provider_tokens = token_strings(self.provider_tokens)
         self.runtime_status = None
         self._runtime_initialized = False
         self.plugins: list[Plugin] = list(plugins or [])
@@ -202,10 +217,8 @@ class Runtime(ABC):
     def _handle_action(self, action: Action) -> None:
         if action.timeout is None:
             action.set_hard_timeout(self.config.sandbox.timeout, blocking=False)
-        if isinstance(action, CmdRunAction) and self.git_provider_tokens:
-            lowered = action.command.lower()
-            if any(name in lowered for name in PROVIDER_TOKEN_ENV_NAMES):
-                self._export_provider_tokens()
+        if self.provider_tokens and ProviderHandler.check_cmd_action_for_provider_token_ref(action):
+            run_coroutine_blocking(self._export_latest_git_provider_tokens(action))
         try:
             if isinstance(action, MCPAction):
                 # Subscriber threads have no running loop: the call gets one of its own.
@@ -229,10 +242,20 @@ class Runtime(ABC):
         source = action.source if action.source is not None else EventSource.AGENT
         self.event_stream.add_event(observation, source)
 
-    def _export_provider_tokens(self) -> None:
-        env = {f"{name.upper()}_TOKEN": token for name, token in self.git_provider_tokens.items()}
-        self.add_env_vars(env)
-        self.event_stream.update_secrets(env)
+    async def _export_latest_git_provider_tokens(self, event: Action) -> None:
+        """Give the sandbox the latest tokens of the providers ``event``'s command names."""
+        await export_latest_tokens(self, self.provider_tokens, event)
+
+    @property
+    def provider_handler(self) -> ProviderHandler:
+        """The runtime's tokens for provider look-ups (clone URLs, org repositories)."""
+        return ProviderHandler(
+            self.provider_tokens,
+            external_auth_id=self.user_id,
+            external_token_manager=True,
+            session_api_key=self.session_api_key,
+            sid=self.sid,
+        )
 
     def run_action(self, action: Action) -> Observation:
         """Dispatch one action (runtime.md §10.3); the order of the checks matters."""
@@ -393,19 +416,29 @@ class Runtime(ABC):
     def workspace_root(self) -> Path:
         return Path(self.config.workspace_mount_path_in_sandbox)
 
-    def clone_or_init_repo(
+    async def clone_or_init_repo(
         self,
-        git_provider_tokens: dict[str, str] | None,
+        git_provider_tokens: AnyProviderTokens | None,
         selected_repository: str | None,
         selected_branch: str | None,
         repo_url: str | None = None,
     ) -> str:
         """Clone the selected repository into the workspace (or ``git init`` when asked).
 
-        ``repo_url`` is the (authenticated) clone URL; the git-provider layer computes it.
-        Returns the repository directory name, or "" when nothing was cloned.
+        Without ``repo_url`` the provider hosting the repository gives the authenticated
+        clone URL, asked with ``git_provider_tokens`` (else the runtime's own). Returns the
+        repository directory name, or "" when nothing was cloned.
         """
-        return workspace_setup.clone_or_init_repo(
+        if selected_repository and repo_url is None:
+            tokens = typed_provider_tokens(git_provider_tokens) or self.provider_tokens
+            handler = self.provider_handler
+            if tokens is not self.provider_tokens:
+                handler = ProviderHandler(
+                    tokens, external_auth_id=self.user_id, external_token_manager=True
+                )
+            repo_url = await handler.get_authenticated_git_url(selected_repository)
+        return await asyncio.to_thread(
+            workspace_setup.clone_or_init_repo,
             self,
             selected_repository,
             selected_branch,
@@ -437,8 +470,56 @@ class Runtime(ABC):
     ) -> list[BaseMicroagent]:
         """Microagents of the workspace (and of the selected repository, if any), after
         those its owner shares from an org-level repository (``org_microagents``)."""
-        shared = load_org_microagents(self, selected_repository) if selected_repository else []
-        return shared + workspace_setup.load_workspace_microagents(self, selected_repository)
+        shared = (
+            self.get_microagents_from_org_or_user(selected_repository)
+            if selected_repository
+            else []
+        )
+        return shared + workspace_setup.load_workspace_microagents(
+            self,
+            selected_repository,
+            lambda directory: self._load_microagents_from_directory(directory, "repository"),
+        )
+
+    def get_microagents_from_org_or_user(self, selected_repository: str) -> list[BaseMicroagent]:
+        """The microagents ``<owner>/.openhands`` (GitLab: ``<owner>/openhands-config``)
+        shares with every repository of the owner of ``selected_repository``."""
+        return load_org_microagents(
+            self,
+            selected_repository,
+            provider_url=lambda owner: self._org_repository_url(selected_repository, owner),
+            load_dir=lambda directory: self._load_microagents_from_directory(
+                directory, "org-level"
+            ),
+        )
+
+    def _org_repository_url(self, selected_repository: str, owner: str) -> str:
+        """The authenticated clone URL of the owner's org-level repository, from the
+        provider (for when the clone's ``origin`` cannot tell)."""
+        is_gitlab = self._is_gitlab_repository(selected_repository)
+        name = GITLAB_ORG_REPOSITORY if is_gitlab else ORG_REPOSITORY
+        url: str = call_async_from_sync(
+            self.provider_handler.get_authenticated_git_url, GENERAL_TIMEOUT, f"{owner}/{name}"
+        )
+        return url
+
+    def _is_gitlab_repository(self, repo_name: str) -> bool:
+        """Whether the provider hosting ``repo_name`` is GitLab (False when unknown)."""
+        try:
+            handler = ProviderHandler(self.provider_tokens)
+            repository = call_async_from_sync(
+                handler.verify_repo_provider, GENERAL_TIMEOUT, repo_name
+            )
+            return bool(repository.git_provider == ProviderType.GITLAB)
+        except Exception:
+            return False
+
+    def _load_microagents_from_directory(
+        self, microagents_dir: Path, source_description: str
+    ) -> list[BaseMicroagent]:
+        """The microagents in a sandbox directory ([] when it has none or cannot be read)."""
+        self.log("debug", f"loading {source_description} microagents from {microagents_dir}")
+        return workspace_setup.load_microagents_in(self, microagents_dir)
 
     # --- git helpers ---------------------------------------------------------------------
 

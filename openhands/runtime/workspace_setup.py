@@ -123,10 +123,11 @@ def clone_or_init_repo(
     """
     if not selected_repository:
         if init_git:
-            run_hidden(
+            _run_step(
                 sandbox,
                 "git init && git config --global --add safe.directory "
                 f"{shlex.quote(str(sandbox.workspace_root))}",
+                "git init of the workspace",
             )
         return ""
     if repo_url is None:
@@ -138,13 +139,37 @@ def clone_or_init_repo(
     else:
         suffix = "".join(random.choices(string.ascii_lowercase + string.digits, k=8))
         checkout = f"git checkout -b openhands-workspace-{suffix}"
-    obs = run_hidden(
-        sandbox, f"git clone {shlex.quote(repo_url)} {shlex.quote(name)}", timeout=CLONE_TIMEOUT
+    _run_step(
+        sandbox,
+        f"git clone {shlex.quote(repo_url)} {shlex.quote(name)}",
+        f"git clone of {selected_repository}",
+        timeout=CLONE_TIMEOUT,
+        secret=repo_url,
     )
-    if obs.exit_code != 0:
-        raise AgentRuntimeError(f"git clone of {selected_repository} failed: {obs.content}")
-    run_hidden(sandbox, f"cd {shlex.quote(name)} && {checkout}")
+    _run_step(sandbox, f"cd {shlex.quote(name)} && {checkout}", f"checkout in {name}")
     return name
+
+
+def _run_step(
+    sandbox: WorkspaceSandbox,
+    command: str,
+    what: str,
+    timeout: float = SETUP_COMMAND_TIMEOUT,
+    secret: str | None = None,
+) -> None:
+    """Run one hidden set-up step through the runtime's action dispatch; AgentRuntimeError
+    when it fails (an error, or a non-zero exit). A runtime that answers with no result
+    at all (NullObservation) is taken to have run it. ``secret`` (a clone URL with its
+    token) never appears in the error."""
+    action = CmdRunAction(command, hidden=True)
+    action.set_hard_timeout(timeout)
+    obs = sandbox.run_action(action)
+    failed = isinstance(obs, ErrorObservation) or (
+        isinstance(obs, CmdOutputObservation) and obs.exit_code != 0
+    )
+    if failed:
+        output = obs.content.replace(secret, "<url>") if secret else obs.content
+        raise AgentRuntimeError(f"{what} failed: {output}")
 
 
 def maybe_run_setup_script(sandbox: WorkspaceSandbox, run_shown: RunShown) -> None:
@@ -210,10 +235,13 @@ def maybe_setup_git_hooks(sandbox: WorkspaceSandbox) -> None:
 
 
 def load_workspace_microagents(
-    sandbox: WorkspaceSandbox, selected_repository: str | None
+    sandbox: WorkspaceSandbox,
+    selected_repository: str | None,
+    load_dir: Callable[[Path], list[BaseMicroagent]] | None = None,
 ) -> list[BaseMicroagent]:
     """The legacy instructions file and ``.openhands/microagents`` of the workspace, or of
-    the selected repository's clone inside it."""
+    the selected repository's clone inside it (read by ``load_dir``, default
+    ``load_microagents_in``)."""
     # Imported on use: the microagent models stay off the import path of every runtime.
     from openhands.microagent.microagent import BaseMicroagent
 
@@ -228,7 +256,11 @@ def load_workspace_microagents(
         # The file name makes it the `repo_legacy` repository microagent.
         loaded.append(BaseMicroagent.load(Path(LEGACY_INSTRUCTIONS), file_content=legacy))
 
-    loaded.extend(load_microagents_in(sandbox, repo_dir / MICROAGENTS_DIR))
+    microagents_dir = repo_dir / MICROAGENTS_DIR
+    if load_dir is not None:
+        loaded.extend(load_dir(microagents_dir))
+    else:
+        loaded.extend(load_microagents_in(sandbox, microagents_dir))
     return loaded
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import Annotated
 
 from fastapi import Depends, Header, Path, Request
@@ -15,7 +16,7 @@ from openhands.server.services.conversation_service import ConversationService
 from openhands.server.services.git_providers import GitProviders, provider_api_urls
 from openhands.server.services.settings_service import SettingsService
 from openhands.server.session.server_conversation import ServerConversation
-from openhands.server.user_auth.request_auth import get_user_auth
+from openhands.server.user_auth.request_auth import get_provider_tokens, get_user_auth
 from openhands.server.user_auth.user_auth import UserAuth
 
 SESSION_API_KEY_HEADER = "X-Session-API-Key"
@@ -100,13 +101,19 @@ SettingsManager = Annotated[SettingsService, Depends(settings_service)]
 
 
 async def git_providers(
-    request: Request, services: Services, user_auth: CurrentUserAuth
+    request: Request,
+    services: Services,
+    caller_tokens: Annotated[
+        Mapping[ProviderType, ProviderToken] | None, Depends(get_provider_tokens)
+    ],
 ) -> GitProviders:
-    tokens: dict[ProviderType, ProviderToken] | None = getattr(
+    # Through the reference's `get_provider_tokens` dependency, so an app that overrides
+    # it (as the reference's did in its tests) decides the tokens here too.
+    tokens: Mapping[ProviderType, ProviderToken] | None = getattr(
         request.state, "provider_tokens", None
     )
     if tokens is None:
-        tokens = dict(await user_auth.get_provider_tokens() or {})
+        tokens = caller_tokens
     return GitProviders(tokens, provider_api_urls(services.server_config))
 
 

@@ -80,16 +80,19 @@ class BitBucketService(BaseGitService, HTTPClient):
     async def get_latest_token(self) -> SecretStr | None:
         return self.token
 
-    async def _all_pages(self, url: str, params: dict[str, Any], limit: int) -> list[Any]:
-        """Every ``values`` item, following the ``next`` links, up to ``limit`` items."""
+    async def _fetch_paginated_data(
+        self, url: str, params: dict[str, Any], max_items: int
+    ) -> list[Any]:
+        """Every ``values`` item, following the ``next`` links, up to ``max_items`` items."""
         items: list[Any] = []
         next_url: str | None = url
         next_params: dict[str, Any] | None = params
-        while next_url and len(items) < limit:
+        while next_url and len(items) < max_items:
             data, _ = await self._make_request(next_url, next_params)
             items.extend(data.get("values", []))
+            # The next link carries the query already.
             next_url, next_params = data.get("next"), None
-        return items[:limit]
+        return items[:max_items]
 
     # --- user -------------------------------------------------------------------------
 
@@ -104,7 +107,9 @@ class BitBucketService(BaseGitService, HTTPClient):
 
     async def get_installations(self) -> list[str]:
         """The slugs of the user's workspaces."""
-        values = await self._all_pages(f"{self.BASE_URL}/workspaces", {"pagelen": 100}, 1000)
+        values = await self._fetch_paginated_data(
+            f"{self.BASE_URL}/workspaces", {"pagelen": 100}, 1000
+        )
         return [item["slug"] for item in values if item.get("slug")]
 
     # --- repositories -----------------------------------------------------------------
@@ -140,7 +145,7 @@ class BitBucketService(BaseGitService, HTTPClient):
     async def get_all_repositories(self, sort: str, app_mode: Any) -> list[Repository]:
         repositories: list[Repository] = []
         for workspace in await self.get_installations():
-            values = await self._all_pages(
+            values = await self._fetch_paginated_data(
                 f"{self.BASE_URL}/repositories/{workspace}",
                 {"pagelen": PER_PAGE, "sort": _sort(sort)},
                 MAX_REPOS - len(repositories),
@@ -184,7 +189,7 @@ class BitBucketService(BaseGitService, HTTPClient):
         )
 
     async def get_branches(self, repository: str) -> list[Branch]:
-        values = await self._all_pages(
+        values = await self._fetch_paginated_data(
             f"{self.BASE_URL}/repositories/{repository}/refs/branches",
             {"pagelen": PER_PAGE},
             MAX_BRANCHES,
@@ -253,7 +258,7 @@ class BitBucketService(BaseGitService, HTTPClient):
     async def _list_directory(self, repository: str, path: str) -> list[tuple[str, str]]:
         try:
             branch = await self._main_branch(repository)
-            values = await self._all_pages(
+            values = await self._fetch_paginated_data(
                 f"{self.BASE_URL}/repositories/{repository}/src/{branch}/{path}",
                 {"pagelen": 100},
                 1000,
@@ -287,13 +292,18 @@ def _sort(sort: str) -> str:
 
 def _repository(data: dict[str, Any]) -> Repository:
     owner = data.get("owner") or {}
+    workspace, slug = (data.get("workspace") or {}).get("slug"), data.get("slug")
+    full_name = data.get("full_name") or (f"{workspace}/{slug}" if workspace and slug else "")
+    # Every repository lives in a workspace, which the UI groups like an organization;
+    # only an owner Bitbucket itself calls a personal account makes it a user's.
+    owner_type = OwnerType.USER if owner.get("type") == "user" else OwnerType.ORGANIZATION
     return Repository(
         id=str(data.get("uuid", "")),
-        full_name=data.get("full_name", ""),
+        full_name=full_name,
         git_provider=ProviderType.BITBUCKET,
         is_public=not data.get("is_private", True),
         pushed_at=data.get("updated_on"),
-        owner_type=OwnerType.ORGANIZATION if owner.get("type") == "team" else OwnerType.USER,
+        owner_type=owner_type,
         main_branch=(data.get("mainbranch") or {}).get("name"),
     )
 

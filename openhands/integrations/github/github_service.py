@@ -193,7 +193,10 @@ class GitHubService(BaseGitService, HTTPClient):
         return body
 
     async def verify_access(self) -> bool:
-        await self._make_request(self.BASE_URL)
+        """True when GitHub accepts the token (else the request's error is raised). Asked
+        of ``/user``, as every other check of a user's token here: the API root would
+        also answer a request without any valid token."""
+        await self._make_request(f"{self.BASE_URL}/user")
         return True
 
     # --- user -------------------------------------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from openhands.core.config.mcp_config import MCPConfig
 from openhands.integrations.service_types import (
@@ -13,7 +13,11 @@ from openhands.integrations.service_types import (
     ProviderType,
     SuggestedTask,
 )
-from openhands.storage.data_models.conversation_metadata import ConversationTrigger
+from openhands.storage.data_models.conversation_metadata import (
+    ConversationMetadata,
+    ConversationTrigger,
+    default_title,
+)
 from openhands.storage.data_models.conversation_status import ConversationStatus
 
 
@@ -34,6 +38,19 @@ class ConversationInfo(BaseModel):
     session_api_key: str | None = Field(default=None, description="Always null in standalone")
     created_at: datetime = Field(description="UTC, `Z` suffix")
     pr_number: list[int] = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_stored_record(cls, value: Any) -> Any:
+        """A stored ``ConversationMetadata`` is a conversation no loop runs (as the
+        reference's result sets, which took those records as they were)."""
+        if not isinstance(value, ConversationMetadata):
+            return value
+        return {
+            **value.model_dump(include=set(cls.model_fields)),
+            "title": value.title or default_title(value.conversation_id),
+            "status": ConversationStatus.STOPPED,
+        }
 
 
 class ConversationInfoResultSet(BaseModel):

@@ -6,12 +6,19 @@ Each route picks the provider (``GitProviders``) and asks its service
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import MappingProxyType
+from typing import Annotated
 
+from fastapi import APIRouter, Depends
+from pydantic import SecretStr
+
+from openhands.integrations.provider import ProviderHandler
 from openhands.integrations.service_types import ProviderType
 from openhands.server import errors
 from openhands.server.dependencies import API_GUARDS, Providers
-from openhands.server.errors import MappedErrorsRoute
+from openhands.server.errors import MappedErrorsRoute, PlainTextError
 from openhands.server.models.git import (
     Branch,
     GitUser,
@@ -21,7 +28,8 @@ from openhands.server.models.git import (
     Repository,
     SuggestedTaskOut,
 )
-from openhands.server.services.git_providers import SEARCH_TOKEN_REQUIRED
+from openhands.server.services.git_providers import SEARCH_TOKEN_REQUIRED, GitProviders
+from openhands.server.user_auth.request_auth import get_access_token, get_user_id
 
 github_api_router = APIRouter(
     route_class=MappedErrorsRoute,
@@ -101,15 +109,49 @@ async def get_repository_branches(
 
 @github_api_router.get("/repository/{repository_name:path}/microagents/content")
 async def get_repository_microagent_content(
-    providers: Providers, repository_name: str, file_path: str
+    providers: Providers,
+    repository_name: str,
+    file_path: str,
+    access_token: Annotated[SecretStr | None, Depends(get_access_token)],
+    user_id: Annotated[str | None, Depends(get_user_id)],
 ) -> RepoMicroagentContent:
-    service = await providers.repository_service(repository_name)
-    return await service.get_microagent_content(repository_name, file_path)
+    handler = _microagent_handler(providers, access_token, user_id)
+    with _runtime_errors_as_500():
+        return await handler.get_microagent_content(repository_name, file_path)
 
 
 @github_api_router.get("/repository/{repository_name:path}/microagents")
 async def get_repository_microagents(
-    providers: Providers, repository_name: str
+    providers: Providers,
+    repository_name: str,
+    access_token: Annotated[SecretStr | None, Depends(get_access_token)],
+    user_id: Annotated[str | None, Depends(get_user_id)],
 ) -> list[RepoMicroagent]:
-    service = await providers.repository_service(repository_name)
-    return await service.get_microagents(repository_name)
+    handler = _microagent_handler(providers, access_token, user_id)
+    with _runtime_errors_as_500():
+        return await handler.get_microagents(repository_name)
+
+
+def _microagent_handler(
+    providers: GitProviders, access_token: SecretStr | None, user_id: str | None
+) -> ProviderHandler:
+    """The caller's ``ProviderHandler`` (this module's name, read when called, as the
+    reference's routes built theirs): 401 first when the caller has no usable token."""
+    providers.provider()
+    handler = ProviderHandler(
+        MappingProxyType(providers.tokens),
+        external_auth_token=access_token,
+        external_auth_id=user_id,
+    )
+    if providers.handler.api_urls:
+        handler.with_api_urls(providers.handler.api_urls)
+    return handler
+
+
+@contextmanager
+def _runtime_errors_as_500() -> Iterator[None]:
+    """A RuntimeError of the provider layer: 500 with its text, as 0.59 answered."""
+    try:
+        yield
+    except RuntimeError as error:
+        raise PlainTextError(str(error), 500) from error

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Annotated
+import sys
+from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
+from types import MappingProxyType
+from typing import Annotated, Protocol, TypeVar
 
 from fastapi import APIRouter, Body, Query
 from fastapi.exceptions import RequestValidationError
 
 from openhands.events.event_store import EventStore
+from openhands.integrations.provider import ProviderHandler, ProviderToken, ProviderType
 from openhands.server import errors
 from openhands.server.dependencies import (
     API_GUARDS,
@@ -37,8 +42,13 @@ from openhands.server.services.conversation_events import (
     read_events_around,
     remember_prompt_request,
 )
+from openhands.server.services.conversation_service import conversation_infos
 from openhands.server.shared import module_getattr
-from openhands.storage.data_models.conversation_metadata import ConversationTrigger
+from openhands.storage.conversation.conversation_store import ConversationStore
+from openhands.storage.data_models.conversation_metadata import (
+    ConversationMetadata,
+    ConversationTrigger,
+)
 from openhands.storage.locations import get_experiment_config_filename
 
 # A page holds at least one conversation; 0.59 crashed (500) on a negative limit.
@@ -208,21 +218,33 @@ async def microagent_management_conversations(
     page = await conversations.search(
         page_id, limit, selected_repository, ConversationTrigger.MICROAGENT_MANAGEMENT
     )
-    handler = providers.handler
-    kept = [
-        info
-        for info in page.results
-        if not (info.pr_number and info.selected_repository and info.git_provider)
-        or await handler.is_pr_open(info.selected_repository, info.pr_number[-1], info.git_provider)
-    ]
+    kept = await _without_closed_prs(page.results, providers.handler)
     return ConversationInfoResultSet(results=kept, next_page_id=page.next_page_id)
+
+
+class _PullRequestChecker(Protocol):
+    async def is_pr_open(
+        self, repository: str, pr_number: int, git_provider: ProviderType
+    ) -> bool: ...
+
+
+_C = TypeVar("_C", ConversationInfo, ConversationMetadata)
+
+
+async def _without_closed_prs(conversations: list[_C], handler: _PullRequestChecker) -> list[_C]:
+    """``conversations`` less those whose last pull request is closed or merged."""
+    return [
+        c
+        for c in conversations
+        if not (c.pr_number and c.selected_repository and c.git_provider)
+        or await handler.is_pr_open(c.selected_repository, c.pr_number[-1], c.git_provider)
+    ]
 
 
 # --- the reference's names ---------------------------------------------------------------
 
 app = manage_conversation_api_router
 ProvidersSetModel = ProvidersSetRequest
-get_microagent_management_conversations = microagent_management_conversations
 __getattr__ = module_getattr(
     __name__, ("ConversationStoreImpl", "config", "conversation_manager", "file_store")
 )
@@ -232,3 +254,64 @@ def _get_contextual_events(event_store: EventStore, event_id: int) -> str:
     """The events `remember-prompt` shows the LLM around ``event_id``, one per line
     (blocking; the route reads them with ``read_events_around``)."""
     return "\n".join(str(event) for event in events_around(event_store, event_id))
+
+
+# --- the reference's microagent-management function, for code that calls it directly ----
+# (the route above is what the server serves; this takes the store and tokens as arguments
+# and reads ``config``, ``conversation_manager`` and ``ProviderHandler`` here when called)
+
+
+async def get_microagent_management_conversations(
+    selected_repository: str,
+    page_id: str | None = None,
+    limit: int = 20,
+    *,
+    conversation_store: ConversationStore,
+    provider_tokens: Mapping[ProviderType, ProviderToken] | None = None,
+) -> ConversationInfoResultSet:
+    """One page of ``conversation_store``: the microagent-management conversations of
+    ``selected_repository`` younger than ``config.conversation_max_age_seconds``, without
+    those whose last pull request is closed or merged."""
+    page = await conversation_store.search(page_id, limit)
+    module = sys.modules[__name__]
+    recent = _filter_conversations_by_age(page.results, module.config.conversation_max_age_seconds)
+    mine = [
+        c
+        for c in recent
+        if c.trigger == ConversationTrigger.MICROAGENT_MANAGEMENT
+        and c.selected_repository == selected_repository
+    ]
+    tokens = provider_tokens if provider_tokens is not None else MappingProxyType({})
+    if not isinstance(tokens, MappingProxyType):
+        tokens = MappingProxyType(dict(tokens))
+    handler = ProviderHandler(tokens)
+    kept = await _without_closed_prs(mine, handler)
+    result: ConversationInfoResultSet = await module._build_conversation_result_set(
+        kept, page.next_page_id
+    )
+    return result
+
+
+def _filter_conversations_by_age(
+    conversations: list[ConversationMetadata], max_age_seconds: int
+) -> list[ConversationMetadata]:
+    """Those created less than ``max_age_seconds`` ago (a record without a date stays)."""
+    cutoff = datetime.now(UTC) - timedelta(seconds=max_age_seconds)
+    kept = []
+    for conversation in conversations:
+        created = conversation.created_at
+        if created is not None and created.tzinfo is None:
+            created = created.replace(tzinfo=UTC)
+        if created is None or created >= cutoff:
+            kept.append(conversation)
+    return kept
+
+
+async def _build_conversation_result_set(
+    conversations: list[ConversationMetadata], next_page_id: str | None
+) -> ConversationInfoResultSet:
+    """The page as the conversation list shows it, with this process's live loops."""
+    manager = sys.modules[__name__].conversation_manager
+    return ConversationInfoResultSet(
+        results=await conversation_infos(manager, conversations), next_page_id=next_page_id
+    )

@@ -16,7 +16,10 @@ from openhands.core.config.mcp_config import MCPConfig
 from openhands.events.action import MessageAction
 from openhands.integrations.provider import CustomSecret, ProviderToken, ProviderType
 from openhands.server.app_services import AppServices
-from openhands.server.conversation_manager.conversation_manager import AgentLoopInfo
+from openhands.server.conversation_manager.conversation_manager import (
+    AgentLoopInfo,
+    ConversationManager,
+)
 from openhands.server.errors import (
     ConversationForbiddenError,
     ConversationMissingError,
@@ -132,37 +135,10 @@ class ConversationService:
     def _info(
         self, metadata: ConversationMetadata, loop: AgentLoopInfo | None, connections: int
     ) -> ConversationInfo:
-        return ConversationInfo(
-            conversation_id=metadata.conversation_id,
-            title=metadata.title or default_title(metadata.conversation_id),
-            last_updated_at=metadata.last_updated_at,
-            status=loop.status if loop is not None else ConversationStatus.STOPPED,
-            runtime_status=loop.runtime_status if loop is not None else None,
-            selected_repository=metadata.selected_repository,
-            selected_branch=metadata.selected_branch,
-            git_provider=metadata.git_provider,
-            trigger=metadata.trigger,
-            num_connections=connections,
-            url=loop.url if loop is not None else None,
-            session_api_key=loop.session_api_key if loop is not None else None,
-            created_at=metadata.created_at,
-            pr_number=list(metadata.pr_number),
-        )
+        return conversation_info(metadata, loop, connections)
 
     async def _infos(self, items: list[ConversationMetadata]) -> list[ConversationInfo]:
-        sids = {metadata.conversation_id for metadata in items}
-        loops = {
-            info.conversation_id: info
-            for info in await self.manager.get_agent_loop_info(filter_to_sids=sids)
-        }
-        connections = await self.manager.get_connections(filter_to_sids=sids)
-        counts: dict[str, int] = {}
-        for sid in connections.values():
-            counts[sid] = counts.get(sid, 0) + 1
-        return [
-            self._info(m, loops.get(m.conversation_id), counts.get(m.conversation_id, 0))
-            for m in items
-        ]
+        return await conversation_infos(self.manager, items)
 
     # --- create --------------------------------------------------------------------------
 
@@ -588,6 +564,47 @@ async def create_new_conversation(
     )
     notify(service.app.monitoring_listener.on_create_conversation)
     return loop
+
+
+def conversation_info(
+    metadata: ConversationMetadata, loop: AgentLoopInfo | None, connections: int
+) -> ConversationInfo:
+    """What the conversation list shows of one stored conversation and its live loop."""
+    return ConversationInfo(
+        conversation_id=metadata.conversation_id,
+        title=metadata.title or default_title(metadata.conversation_id),
+        last_updated_at=metadata.last_updated_at,
+        status=loop.status if loop is not None else ConversationStatus.STOPPED,
+        runtime_status=loop.runtime_status if loop is not None else None,
+        selected_repository=metadata.selected_repository,
+        selected_branch=metadata.selected_branch,
+        git_provider=metadata.git_provider,
+        trigger=metadata.trigger,
+        num_connections=connections,
+        url=loop.url if loop is not None else None,
+        session_api_key=loop.session_api_key if loop is not None else None,
+        created_at=metadata.created_at,
+        pr_number=list(metadata.pr_number),
+    )
+
+
+async def conversation_infos(
+    manager: ConversationManager, items: list[ConversationMetadata]
+) -> list[ConversationInfo]:
+    """``conversation_info`` of each of ``items``, with the manager's loops and connections."""
+    sids = {metadata.conversation_id for metadata in items}
+    loops = {
+        info.conversation_id: info
+        for info in await manager.get_agent_loop_info(filter_to_sids=sids)
+    }
+    connections = await manager.get_connections(filter_to_sids=sids)
+    counts: dict[str, int] = {}
+    for sid in connections.values():
+        counts[sid] = counts.get(sid, 0) + 1
+    return [
+        conversation_info(m, loops.get(m.conversation_id), counts.get(m.conversation_id, 0))
+        for m in items
+    ]
 
 
 @functools.cache

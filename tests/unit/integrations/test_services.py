@@ -307,6 +307,31 @@ async def test_bitbucket_repository_branches_pr(api: StandInAPI) -> None:
     assert await service.get_suggested_tasks() == []
 
 
+async def test_bitbucket_listing_pages_names_and_owners(api: StandInAPI) -> None:
+    service = BitBucketService(token=TOKEN, base_domain=api.url)
+    api.add("/2.0/workspaces", {"values": [{"slug": "ws"}]})
+    second_page = f"{api.url}/2.0/repositories/ws/page2"
+    api.add(
+        "/2.0/repositories/ws",
+        {
+            # No full_name: the name is the workspace's slug and the repository's.
+            "values": [{"uuid": "{a}", "slug": "a", "workspace": {"slug": "ws"}}],
+            "next": second_page,
+        },
+    )
+    api.add(
+        "/2.0/repositories/ws/page2",
+        {"values": [{"uuid": "{b}", "full_name": "ws/b", "owner": {"type": "user"}}]},
+    )
+    repos = await service.get_all_repositories("pushed", None)
+    assert [r.full_name for r in repos] == ["ws/a", "ws/b"]
+    # A workspace is an organization unless Bitbucket calls the owner a personal account.
+    assert [r.owner_type for r in repos] == [OwnerType.ORGANIZATION, OwnerType.USER]
+    # The next link carries its own query: nothing is added to it.
+    assert api.requests[-1].path == "/2.0/repositories/ws/page2"
+    assert api.requests[-1].query == {}
+
+
 # --- token validation --------------------------------------------------------------------
 
 
@@ -315,3 +340,24 @@ async def test_validate_provider_token_finds_the_provider(api: StandInAPI) -> No
     assert await validate_provider_token(TOKEN, base_domain=api.url) is ProviderType.GITLAB
     api.routes.clear()
     assert await validate_provider_token(TOKEN, base_domain=api.url) is None
+
+
+async def test_validate_provider_token_uses_the_module_service_names(
+    api: StandInAPI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A service class replaced by its name in ``openhands.integrations.utils`` (as the
+    reference's code did) is the one asked; GitHub is asked through ``verify_access``."""
+    import openhands.integrations.utils as token_utils
+
+    asked: list[str] = []
+
+    class RefusingGitHub(GitHubService):
+        async def verify_access(self) -> bool:
+            asked.append("github")
+            raise AuthenticationError("no")
+
+    monkeypatch.setattr(token_utils, "GitHubService", RefusingGitHub)
+    api.add("/api/v4/user", {"id": 3, "username": "gl", "avatar_url": ""})
+    assert await validate_provider_token(TOKEN, base_domain=api.url) is ProviderType.GITLAB
+    assert asked == ["github"]
+    assert [r.path for r in api.requests] == ["/api/v4/user"]

@@ -95,3 +95,35 @@ def test_no_org_repository_means_no_shared_microagents(sandbox: DirSandbox, tmp_
 def test_without_a_clone_nothing_is_asked(sandbox: DirSandbox) -> None:
     assert load_org_microagents(sandbox, "acme/api") == []
     assert not any("git clone" in command.command for command in sandbox.commands)
+
+
+def test_without_a_clone_the_provider_names_the_org_repository(
+    sandbox: DirSandbox, tmp_path: Path
+) -> None:
+    shared = _repository(
+        sandbox, tmp_path / "remotes" / "acme" / ".openhands", {"microagents/shared.md": SHARED_MD}
+    )
+    asked: list[str] = []
+
+    def provider_url(owner: str) -> str:
+        asked.append(owner)
+        return str(shared)
+
+    loaded = load_org_microagents(sandbox, "github.com/acme/api", provider_url=provider_url)
+
+    assert [agent.name for agent in loaded] == ["shared"]
+    assert asked == ["acme"]
+    # Cloned as org_openhands_<owner> (runtime.md §10.6) and removed after reading.
+    assert any("org_openhands_acme" in command.command for command in sandbox.commands)
+    assert list(sandbox.root.iterdir()) == []
+
+
+def test_a_provider_that_cannot_tell_means_no_shared_microagents(sandbox: DirSandbox) -> None:
+    def provider_url(owner: str) -> str:
+        raise RuntimeError("https://ghp_secret@github.com/acme/.openhands.git not found")
+
+    assert load_org_microagents(sandbox, "acme/api", provider_url=provider_url) == []
+    assert not any("git clone" in command.command for command in sandbox.commands)
+    assert not any("ghp_secret" in message for _, message in sandbox.logs)
+    # A repository without an owner part has no org repository to ask about.
+    assert load_org_microagents(sandbox, "api", provider_url=provider_url) == []

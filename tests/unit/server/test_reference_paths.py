@@ -4,6 +4,7 @@ upload-extension rules read from the module, read-only tokens in the start data.
 
 from __future__ import annotations
 
+import inspect
 from types import MappingProxyType
 from typing import Any
 from unittest.mock import AsyncMock, MagicMock
@@ -237,10 +238,11 @@ def test_route_modules_keep_the_reference_names() -> None:
     assert trajectory_routes.app is trajectory_routes.trajectory_router
     assert manage_routes.app is manage_routes.manage_conversation_api_router
     assert manage_routes.ProvidersSetModel is ProvidersSetRequest
-    assert (
-        manage_routes.get_microagent_management_conversations
-        is manage_routes.microagent_management_conversations
-    )
+    # The reference's function (store and tokens as arguments) beside the served route.
+    assert inspect.iscoroutinefunction(manage_routes.get_microagent_management_conversations)
+    assert list(
+        inspect.signature(manage_routes.get_microagent_management_conversations).parameters
+    ) == ["selected_repository", "page_id", "limit", "conversation_store", "provider_tokens"]
 
 
 async def test_route_modules_serve_the_running_apps_shared_objects(harness: Harness) -> None:
