@@ -19,10 +19,13 @@ import base64
 import copyreg
 import io
 import pickle
+import sys
 from collections.abc import Mapping
 from typing import Any
 
 from openhands.llm.metrics import Metrics
+
+_METRICS_MODULE = Metrics.__module__
 
 METRICS_MODULE = "openhands.llm.metrics"
 
@@ -101,20 +104,31 @@ def _metrics_state(metrics: Metrics) -> dict[str, Any]:
 
 class _StatsPickler(pickle.Pickler):
     def reducer_override(self, obj: Any) -> Any:
-        if type(obj) is Metrics:
+        cls = type(obj)
+        if cls.__module__ == _METRICS_MODULE and cls.__qualname__ == "Metrics":
             # What pickling 0.59's Metrics gives: NEWOBJ of the class, then its attributes.
             # (pickle recognises copyreg.__newobj__, which typeshed does not declare.)
             newobj = copyreg.__newobj__  # type: ignore[attr-defined]
-            return newobj, (Metrics,), _metrics_state(obj)
+            return newobj, (cls,), _metrics_state(obj)
         return NotImplemented
+
+
+def _current_metrics_class() -> type[Metrics]:
+    """``Metrics`` as the module is now: pickle names classes through their module, so an
+    object of a class from before a module reload (tests that clear sys.modules do this)
+    is copied into the current class first."""
+    module = sys.modules.get(_METRICS_MODULE)
+    current = getattr(module, "Metrics", None)
+    return current if isinstance(current, type) else Metrics
 
 
 def encode_stats(stats: Mapping[str, Metrics]) -> str:
     """``base64(pickle(dict))`` as 0.59 writes it."""
     plain: dict[str, Metrics] = {}
+    current = _current_metrics_class()
     for service_id, metrics in stats.items():
-        if type(metrics) is not Metrics:  # a subclass would be pickled under its own name
-            copy = Metrics.from_dict(metrics.get())
+        if type(metrics) is not current:  # a subclass would be pickled under its own name
+            copy = current.from_dict(metrics.get())
             copy.model_name = metrics.model_name
             metrics = copy
         plain[service_id] = metrics
