@@ -2,7 +2,9 @@
 
 import os
 import re
+import shutil
 import subprocess
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -34,6 +36,49 @@ def _drop_developer_llm_variables() -> None:
 
 
 _drop_developer_llm_variables()
+
+# Code under test writes to ~/.openhands when a test leaves a default in place: the default
+# file store (`file_store_path = "~/.openhands"`, so conversations and `.jwt_secret`) and the
+# user microagents folder; the sandboxes' bash sessions append to ~/.bash_history. So the run
+# gets a HOME of its own, made before anything reads HOME (USER_MICROAGENTS_DIR is fixed at
+# import) and inherited by every process it starts. It holds a symlink to each entry of the
+# real home except those two, so git, uv, npm, Docker, pyenv and the rest find their
+# configuration and caches exactly where they were; only ~/.openhands and the shell history
+# are the run's own (fresh, removed at the end). Tests that need a HOME of their own still set
+# one. OPENHANDS_TEST=0 keeps the real HOME.
+_TEST_HOME_PREFIX = "openhands-test-home-"
+_NOT_SHARED_WITH_TESTS = frozenset({".openhands", ".bash_history"})
+_test_home: Path | None = None
+
+
+def _make_test_home() -> Path | None:
+    from openhands.core.config.developer_files import isolation_enabled
+
+    real_home = os.environ.get("HOME")
+    if not isolation_enabled() or not real_home or not Path(real_home).is_dir():
+        return None
+    # The pid in the name lets a later run remove the homes of runs that were killed.
+    home = Path(tempfile.mkdtemp(prefix=f"{_TEST_HOME_PREFIX}{os.getpid()}-"))
+    for entry in Path(real_home).iterdir():
+        if entry.name not in _NOT_SHARED_WITH_TESTS:
+            (home / entry.name).symlink_to(entry)
+    os.environ["HOME"] = str(home)
+    return home
+
+
+def _remove_test_home(home: Path) -> None:
+    # rmtree unlinks the symlinks, it never follows them into the real home.
+    shutil.rmtree(home, ignore_errors=True)
+
+
+def _remove_dead_runs_test_homes() -> None:
+    for entry in Path(tempfile.gettempdir()).glob(f"{_TEST_HOME_PREFIX}*"):
+        pid = entry.name.removeprefix(_TEST_HOME_PREFIX).split("-", 1)[0]
+        if pid.isdigit() and int(pid) != os.getpid() and not _pid_alive(int(pid)):
+            _remove_test_home(entry)
+
+
+_test_home = _make_test_home()
 # The server's background warm-up (imports for the first conversation, seconds of CPU) is off
 # for the many servers and apps the suite starts; tests/server/test_warmup.py turns it on.
 os.environ.setdefault("OPENHANDS_WARMUP", "false")
@@ -112,9 +157,18 @@ def _exited_sandboxes() -> set[str]:
 def pytest_sessionstart(session: object) -> None:
     _sandboxes_before.update(_exited_sandboxes())
     _end_tmux_servers(_dead_run)
+    _remove_dead_runs_test_homes()
 
 
 def pytest_sessionfinish(session: object, exitstatus: int) -> None:
+    try:
+        _end_this_runs_leftovers()
+    finally:
+        if _test_home is not None:
+            _remove_test_home(_test_home)
+
+
+def _end_this_runs_leftovers() -> None:
     if not os.environ.get("PYTEST_XDIST_WORKER"):  # a worker's siblings may still need them
         _end_tmux_servers(_this_run)
     # A stopped conversation keeps its exited container (it can be resumed), so tests that

@@ -144,20 +144,16 @@ async def get_validated_input(
     *,
     default_value: str = "",
     enter_keeps_value: str | None = None,
-    is_password: bool = False,
 ) -> str:
     """Ask until the answer passes ``validator`` (or, without one, is non-empty).
 
     ``default_value`` is prefilled for editing; an empty answer means ``enter_keeps_value``
-    when that is given (used to keep a secret without showing it); ``is_password`` hides the
-    typed characters. Raises what the prompt
+    when that is given (used to keep a secret without showing it). Raises what the prompt
     raises on cancel: ``UserCancelledError``, ``KeyboardInterrupt``, ``EOFError``.
     """
     session.completer = completer
     while True:
-        answer = await session.prompt_async(
-            prompt_text, default=default_value, is_password=is_password
-        )
+        answer = await session.prompt_async(prompt_text, default=default_value)
         value = answer.strip()
         if not value and enter_keeps_value is not None:
             value = enter_keeps_value

@@ -1,10 +1,14 @@
 """One-time install of the OpenHands editor extension (cli.md §14.1).
 
-When the terminal app runs inside VS Code or Windsurf, it tries once to install the
+When the terminal app runs inside VS Code or Windsurf, it tries to install the
 ``openhands.openhands-vscode`` extension with the editor's own command-line tool (``code`` or
 ``surf``): from a ``.vsix`` bundled in the package if there is one, else from the newest one on
 the project's GitHub releases. A marker file in ``~/.openhands`` records success so the attempt
-is not repeated. Everything here is best effort: no failure may stop the app from starting.
+is not repeated; after a failure there is no marker, so the next start tries again. Everything
+here is best effort: no failure may stop the app from starting.
+
+The printed ``INFO:`` lines and the arguments given to the editor are the ones the reference
+prints and passes, so that users (and scripts reading the output) see the same thing.
 """
 
 from __future__ import annotations
@@ -12,13 +16,14 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import pathlib
 import subprocess
 import tempfile
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from importlib import resources
-from pathlib import Path
+from importlib.resources.abc import Traversable
 
 from openhands.core.logger import openhands_logger as logger
 
@@ -29,7 +34,6 @@ GITHUB_RELEASES_API = "https://api.github.com/repos/All-Hands-AI/OpenHands/relea
 EXTENSION_TAG_PREFIX = "ext-v"
 API_TIMEOUT_SECONDS = 10.0
 DOWNLOAD_TIMEOUT_SECONDS = 30.0
-EDITOR_TIMEOUT_SECONDS = 60.0
 
 
 @dataclass(frozen=True)
@@ -40,13 +44,13 @@ class Editor:
     command: str
     marker_name: str
 
-    def marker_path(self) -> Path:
-        return Path.home() / ".openhands" / self.marker_name
+    def marker_path(self) -> pathlib.Path:
+        # Looked up on each call (not at import) so a changed HOME is honoured.
+        return pathlib.Path.home() / ".openhands" / self.marker_name
 
 
 VSCODE = Editor("VS Code", "code", ".vscode_extension_installed")
 WINDSURF = Editor("Windsurf", "surf", ".windsurf_extension_installed")
-
 
 # macOS sets this (mixed-case) variable for apps started from their bundle.
 _BUNDLE_ID_VAR = "__CFBundleIdentifier"
@@ -54,24 +58,20 @@ _WINDSURF_BUNDLE_ID = "com.exafunction.windsurf"
 
 
 def _in_windsurf() -> bool:
-    # Windsurf's terminal reports TERM_PROGRAM=vscode too, so its own traces decide.
-    return (
-        os.environ.get("TERM_PROGRAM", "").lower() == "windsurf"
-        or os.environ.get(_BUNDLE_ID_VAR, "") == _WINDSURF_BUNDLE_ID
-        or "windsurf" in os.environ.get("PATH", "").lower()
-    )
+    # Windsurf's terminal reports TERM_PROGRAM=vscode like VS Code's, so only its own traces in
+    # the environment (bundle id, its bin folder on PATH, its config paths) tell them apart.
+    if os.environ.get(_BUNDLE_ID_VAR, "") == _WINDSURF_BUNDLE_ID:
+        return True
+    return any("windsurf" in value.lower() for value in os.environ.values())
 
 
 def detect_editor() -> Editor | None:
     """The editor whose integrated terminal we run in, or ``None`` outside one."""
-    term_program = os.environ.get("TERM_PROGRAM", "").lower()
-    in_editor = term_program in ("vscode", "windsurf") or (
-        os.environ.get(_BUNDLE_ID_VAR, "") == _WINDSURF_BUNDLE_ID
-    )
-    if not in_editor:
-        # A Windsurf install on PATH alone does not mean we run inside it.
-        return None
-    return WINDSURF if _in_windsurf() else VSCODE
+    if _in_windsurf():
+        return WINDSURF
+    if os.environ.get("TERM_PROGRAM") == "vscode":
+        return VSCODE
+    return None
 
 
 class _EditorMissingError(Exception):
@@ -80,45 +80,59 @@ class _EditorMissingError(Exception):
 
 def _run_editor(editor: Editor, *args: str) -> subprocess.CompletedProcess[str]:
     try:
-        return subprocess.run(
-            [editor.command, *args],
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=EDITOR_TIMEOUT_SECONDS,
-        )
+        return subprocess.run([editor.command, *args], capture_output=True, text=True, check=False)
     except FileNotFoundError as error:
         raise _EditorMissingError(editor.command) from error
 
 
 def _is_extension_installed(editor: Editor) -> bool:
+    """Whether the editor lists the extension; raises ``_EditorMissingError``.
+
+    Any other trouble asking counts as "no": installing may still work.
+    """
     try:
         result = _run_editor(editor, "--list-extensions")
-    except subprocess.TimeoutExpired:
+    except (OSError, subprocess.SubprocessError) as error:
+        logger.debug(f"Could not check installed extensions: {error}")
         return False
     if result.returncode != 0:
         return False
-    installed = {line.strip().lower() for line in result.stdout.splitlines()}
-    return EXTENSION_ID in installed
+    # Exact ids only: a fork named like ours must not count.
+    return EXTENSION_ID in {line.strip() for line in result.stdout.splitlines()}
 
 
 def _install_vsix(editor: Editor, vsix_path: str) -> bool:
+    """``<editor> --install-extension <file> --force``; raises ``_EditorMissingError``."""
     try:
         result = _run_editor(editor, "--install-extension", vsix_path, "--force")
-    except subprocess.TimeoutExpired:
+    except (OSError, subprocess.SubprocessError) as error:
+        logger.debug(f"{editor.command} --install-extension could not run: {error}")
         return False
     if result.returncode != 0:
-        logger.debug("%s --install-extension failed: %s", editor.command, result.stderr.strip())
+        logger.debug(f"Installing {vsix_path} failed: {result.stderr.strip()}")
     return result.returncode == 0
+
+
+def _bundled_vsix() -> Traversable:
+    """Where a package build puts the extension (absent in a source checkout)."""
+    return resources.files("openhands").joinpath("integrations", "vscode", BUNDLED_VSIX_NAME)
 
 
 def _attempt_bundled_install(editor: Editor) -> bool:
     """Install the ``.vsix`` shipped inside the package, if the package has one."""
-    bundled = resources.files("openhands").joinpath("integrations", "vscode", BUNDLED_VSIX_NAME)
-    if not bundled.is_file():
+    try:
+        with resources.as_file(_bundled_vsix()) as vsix_path:
+            if not vsix_path.exists():
+                logger.debug(f"No bundled extension at {vsix_path}")
+                return False
+            installed = _install_vsix(editor, str(vsix_path))
+    except (FileNotFoundError, NotADirectoryError) as error:
+        # The package has no integrations/vscode folder at all.
+        logger.debug(f"No bundled extension: {error}")
         return False
-    with resources.as_file(bundled) as vsix_path:
-        return _install_vsix(editor, str(vsix_path))
+    if installed:
+        print(f"INFO: Bundled {editor.name} extension installed successfully.")
+    return installed
 
 
 def _fetch_json(url: str) -> object:
@@ -128,7 +142,10 @@ def _fetch_json(url: str) -> object:
 
 
 def _latest_vsix_url(releases: object) -> str | None:
-    """The first ``.vsix`` asset of the first extension release (GitHub lists newest first)."""
+    """The first ``.vsix`` asset of the newest extension release that has one.
+
+    GitHub lists releases newest first.
+    """
     if not isinstance(releases, list):
         return None
     for release in releases:
@@ -158,7 +175,7 @@ def download_latest_vsix_from_github() -> str | None:
             content = response.read()
     except (urllib.error.URLError, OSError, TimeoutError, ValueError) as error:
         # URLError covers HTTP errors and no network; ValueError covers bad JSON and URLs.
-        logger.debug("Could not download the extension from GitHub: %s", error)
+        logger.debug(f"Could not download the extension from GitHub: {error}")
         return None
     with tempfile.NamedTemporaryFile(delete=False, suffix=".vsix") as file:
         file.write(content)
@@ -170,45 +187,61 @@ def _attempt_github_install(editor: Editor) -> bool:
     if vsix_path is None:
         return False
     try:
-        return _install_vsix(editor, vsix_path)
+        installed = _install_vsix(editor, vsix_path)
     finally:
         with contextlib.suppress(OSError):
             os.remove(vsix_path)
+    if installed:
+        print(f"INFO: OpenHands {editor.name} extension installed successfully from GitHub.")
+    return installed
 
 
 def _mark_installed(editor: Editor) -> None:
     try:
         editor.marker_path().touch()
     except OSError as error:
-        logger.debug("Could not write %s: %s", editor.marker_path(), error)
-
-
-def _install(editor: Editor) -> None:
-    if _is_extension_installed(editor):
-        print(f"INFO: OpenHands {editor.name} extension is already installed.")
-        _mark_installed(editor)
-        return
-
-    print(f"INFO: First-time setup: installing the OpenHands {editor.name} extension...")
-    for source, attempt in (
-        ("the bundled package", _attempt_bundled_install),
-        ("GitHub", _attempt_github_install),
-    ):
-        if attempt(editor):
-            print(f"INFO: OpenHands {editor.name} extension installed from {source}.")
-            _mark_installed(editor)
-            return
-    _report_failure(editor)
+        # Only costs a repeated `--list-extensions` at the next start.
+        logger.debug(f"Could not create {editor.name} extension success flag file: {error}")
 
 
 def _report_failure(editor: Editor) -> None:
     print(
-        f"INFO: Could not install the OpenHands {editor.name} extension automatically; "
-        "see the OpenHands documentation to install it by hand."
+        "INFO: Automatic installation failed. Please check the OpenHands documentation for "
+        "manual installation instructions."
     )
-    print(
-        f"INFO: The installation will be tried again the next time OpenHands runs in {editor.name}."
-    )
+    print(f"INFO: Will retry installation next time you run OpenHands in {editor.name}.")
+
+
+def _install(editor: Editor) -> None:
+    editor_missing = False
+    try:
+        if _is_extension_installed(editor):
+            print(f"INFO: OpenHands {editor.name} extension is already installed.")
+            _mark_installed(editor)
+            return
+    except _EditorMissingError:
+        # Still try the bundled file below: it is local, so trying costs next to nothing.
+        editor_missing = True
+
+    print(f"INFO: First-time setup: attempting to install the OpenHands {editor.name} extension...")
+    installed = False
+    try:
+        installed = _attempt_bundled_install(editor)
+        # Without the editor's command-line tool nothing can be installed, so downloading the
+        # extension would only cost time.
+        if not installed and not editor_missing:
+            installed = _attempt_github_install(editor)
+    except _EditorMissingError:
+        editor_missing = True
+    if installed:
+        _mark_installed(editor)
+        return
+    if editor_missing:
+        print(
+            f"INFO: To complete {editor.name} integration, please ensure the "
+            f"'{editor.command}' command-line tool is in your PATH."
+        )
+    _report_failure(editor)
 
 
 def attempt_vscode_extension_install() -> None:
@@ -216,16 +249,17 @@ def attempt_vscode_extension_install() -> None:
     editor = detect_editor()
     if editor is None:
         return
+    marker = editor.marker_path()
     try:
-        marker = editor.marker_path()
         marker.parent.mkdir(parents=True, exist_ok=True)
         if marker.exists():
             return
+    except OSError as error:
+        # Without a usable marker we would retry (and print) on every start; stay quiet.
+        logger.debug(f"Could not create or check {editor.name} extension flag directory: {error}")
+        return
+    try:
         _install(editor)
-    except _EditorMissingError:
-        # Without the editor's command-line tool nothing can be installed; downloading the
-        # extension first would only cost time.
-        _report_failure(editor)
     except Exception as error:
         # A broken extension install must never keep the app from starting.
-        logger.debug("Editor extension install failed: %s", error, exc_info=True)
+        logger.debug(f"Editor extension install failed: {error}", exc_info=True)

@@ -1,10 +1,12 @@
 """The main pages in real Chromium: no serious accessibility violations (axe-core, from npm),
 the mobile layout (chat first, the workspace a sheet that slides up), and the screenshots the
-README shows, written to ``docs/ui/``.
+README shows: written to ``docs/ui/`` when ``UPDATE_SCREENSHOTS=1`` (so a test run leaves the
+checkout as it found it), else next to the other browser artifacts.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +14,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import (
+    ARTIFACTS,
     FRONTEND,
     REPO_ROOT,
     BrowserPage,
@@ -25,7 +28,9 @@ from tests.e2e.test_ui_navigation import bash, finish, release, wait_for_release
 pytestmark = pytest.mark.docker
 
 AXE = FRONTEND / "node_modules" / "axe-core" / "axe.min.js"
-SCREENSHOTS = REPO_ROOT / "docs" / "ui"
+SCREENSHOTS = (
+    REPO_ROOT / "docs" / "ui" if os.environ.get("UPDATE_SCREENSHOTS") == "1" else ARTIFACTS / "ui"
+)
 DESKTOP = {"width": 1400, "height": 900}
 PHONE = {"width": 390, "height": 844}
 

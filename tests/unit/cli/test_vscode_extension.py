@@ -25,12 +25,18 @@ from openhands.cli.vscode_extension import (
 )
 
 VSIX_BYTES = b"PK\x03\x04 pretend vsix"
+FAILED_LINE = (
+    "INFO: Automatic installation failed. Please check the OpenHands documentation for manual "
+    "installation instructions."
+)
 
 FAKE_EDITOR = """#!/bin/sh
 echo "$*" >> "$EDITOR_LOG"
 case "$1" in
-  --list-extensions) printf '%s\\n' $EDITOR_LISTED ;;
-  --install-extension) cp "$2" "$EDITOR_COPY"; exit "${EDITOR_INSTALL_EXIT:-0}" ;;
+  --list-extensions) printf '%s\\n' $EDITOR_LISTED; exit "${EDITOR_LIST_EXIT:-0}" ;;
+  --install-extension)
+    [ "$2" = "$EDITOR_REJECT" ] && exit 1
+    cp "$2" "$EDITOR_COPY"; exit "${EDITOR_INSTALL_EXIT:-0}" ;;
 esac
 """
 
@@ -78,6 +84,11 @@ def _install_fake_editor(tmp_path: Path, name: str = "code") -> None:
     script.chmod(0o755)
 
 
+def _bundled(folder: Path) -> Path:
+    """Where a test puts (or leaves out) the package's bundled ``.vsix``."""
+    return folder / vscode_extension.BUNDLED_VSIX_NAME
+
+
 def _calls(log: Path) -> list[str]:
     return log.read_text().splitlines() if log.exists() else []
 
@@ -87,6 +98,7 @@ class _Releases:
 
     def __init__(self) -> None:
         self.routes: dict[str, tuple[int, bytes]] = {}
+        self.requests: list[str] = []
         handler = self._handler()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
@@ -98,9 +110,11 @@ class _Releases:
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         routes = self.routes
+        requests = self.requests
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:
+                requests.append(self.path)
                 status, body = routes.get(self.path, (404, b"not found"))
                 self.send_response(status)
                 self.send_header("Content-Length", str(len(body)))
@@ -148,10 +162,24 @@ def test_detect_editor(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert (editor.name, editor.command) == ("Windsurf", "surf")
 
 
-def test_windsurf_on_path_outside_an_editor_is_ignored(
-    home: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("PATH", "/usr/bin:/Applications/Windsurf.app/Contents/Resources/app/bin"),
+        ("WINDSURF_CONFIG", "/home/me/.windsurf/config"),
+        ("__CFBundleIdentifier", "com.exafunction.windsurf"),
+    ],
+)
+def test_windsurf_traces_win_over_term_program(
+    home: Path, monkeypatch: pytest.MonkeyPatch, name: str, value: str
 ) -> None:
-    monkeypatch.setenv("PATH", f"/opt/windsurf/bin:{home}")
+    # Windsurf's terminal says TERM_PROGRAM=vscode too; its traces in the environment decide.
+    monkeypatch.setenv("TERM_PROGRAM", "vscode")
+    monkeypatch.setenv(name, value)
+    assert detect_editor() == vscode_extension.WINDSURF
+
+
+def test_other_terminals_are_not_editors(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TERM_PROGRAM", "iTerm.app")
     assert detect_editor() is None
 
@@ -200,17 +228,129 @@ def test_already_installed_is_recorded(
     assert _calls(editor_log) == ["--list-extensions"]
 
 
-def test_no_editor_cli_offline_fails_gracefully(
-    home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+def test_no_editor_cli_fails_gracefully_without_downloading(
+    home: Path,
+    github: _Releases,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.setenv("TERM_PROGRAM", "vscode")
+    monkeypatch.setattr(vscode_extension, "_bundled_vsix", lambda: _bundled(home))
 
     attempt_vscode_extension_install()  # must not raise
 
-    out = capsys.readouterr().out
-    assert "INFO: Could not install the OpenHands VS Code extension" in out
-    assert "will be tried again" in out
+    assert capsys.readouterr().out.splitlines() == [
+        "INFO: First-time setup: attempting to install the OpenHands VS Code extension...",
+        "INFO: To complete VS Code integration, please ensure the 'code' command-line tool is "
+        "in your PATH.",
+        FAILED_LINE,
+        "INFO: Will retry installation next time you run OpenHands in VS Code.",
+    ]
     assert not (home / ".openhands" / ".vscode_extension_installed").exists()
+    # Without an editor CLI there is nothing to install with, so GitHub is not asked.
+    assert github.requests == []
+
+
+def test_offline_without_bundle_fails_gracefully(
+    home: Path,
+    tmp_path: Path,
+    editor_log: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("TERM_PROGRAM", "vscode")
+    _install_fake_editor(tmp_path)
+
+    attempt_vscode_extension_install()  # must not raise
+
+    out = capsys.readouterr().out.splitlines()
+    assert out[-2:] == [
+        FAILED_LINE,
+        "INFO: Will retry installation next time you run OpenHands in VS Code.",
+    ]
+    assert _calls(editor_log) == ["--list-extensions"]
+    assert not (home / ".openhands" / ".vscode_extension_installed").exists()
+
+
+def test_install_from_bundled_vsix(
+    home: Path,
+    tmp_path: Path,
+    editor_log: Path,
+    github: _Releases,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("TERM_PROGRAM", "vscode")
+    # A failing listing is no reason to give up: installing may still work.
+    monkeypatch.setenv("EDITOR_LIST_EXIT", "1")
+    _install_fake_editor(tmp_path)
+    bundled = _bundled(tmp_path)
+    bundled.write_bytes(VSIX_BYTES)
+    monkeypatch.setattr(vscode_extension, "_bundled_vsix", lambda: bundled)
+
+    attempt_vscode_extension_install()
+
+    assert "INFO: Bundled VS Code extension installed successfully." in capsys.readouterr().out
+    assert _calls(editor_log) == [
+        "--list-extensions",
+        f"--install-extension {bundled} --force",
+    ]
+    assert (home / ".openhands" / ".vscode_extension_installed").is_file()
+    assert github.requests == []
+
+
+def test_failed_bundled_install_falls_back_to_github(
+    home: Path,
+    tmp_path: Path,
+    editor_log: Path,
+    github: _Releases,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("TERM_PROGRAM", "vscode")
+    _install_fake_editor(tmp_path)
+    bundled = _bundled(tmp_path)
+    bundled.write_bytes(b"corrupt")
+    monkeypatch.setattr(vscode_extension, "_bundled_vsix", lambda: bundled)
+    # The stand-in editor refuses the bundled file (by its path) and accepts the download.
+    monkeypatch.setenv("EDITOR_REJECT", str(bundled))
+    github.set_releases(
+        [
+            {
+                "tag_name": "ext-v1",
+                "assets": [{"name": "a.vsix", "browser_download_url": github.asset("/a")}],
+            }
+        ]
+    )
+
+    attempt_vscode_extension_install()
+
+    out = capsys.readouterr().out
+    assert "Bundled" not in out
+    assert "INFO: OpenHands VS Code extension installed successfully from GitHub." in out
+    assert len(_calls(editor_log)) == 3
+    assert (tmp_path / "installed.vsix").read_bytes() == VSIX_BYTES
+    assert (home / ".openhands" / ".vscode_extension_installed").is_file()
+
+
+def test_unwritable_marker_is_not_fatal(
+    home: Path,
+    tmp_path: Path,
+    editor_log: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("TERM_PROGRAM", "vscode")
+    monkeypatch.setenv("EDITOR_LISTED", EXTENSION_ID)
+    _install_fake_editor(tmp_path)
+    marker = home / ".openhands" / ".vscode_extension_installed"
+    marker.parent.mkdir()
+    # A dangling link into a missing folder: exists() is false and touch() fails.
+    marker.symlink_to(tmp_path / "missing" / "marker")
+
+    attempt_vscode_extension_install()
+
+    assert "already installed" in capsys.readouterr().out
 
 
 def test_install_from_github(
@@ -244,7 +384,7 @@ def test_install_from_github(
 
     out = capsys.readouterr().out
     assert "First-time setup" in out
-    assert "installed from GitHub" in out
+    assert "INFO: OpenHands VS Code extension installed successfully from GitHub." in out
     assert (home / ".openhands" / ".vscode_extension_installed").is_file()
     calls = _calls(editor_log)
     assert calls[0] == "--list-extensions"
@@ -277,7 +417,7 @@ def test_failed_install_leaves_no_marker(
 
     attempt_vscode_extension_install()
 
-    assert "Could not install" in capsys.readouterr().out
+    assert FAILED_LINE in capsys.readouterr().out
     assert not (home / ".openhands" / ".vscode_extension_installed").exists()
     assert len(_calls(editor_log)) == 2
 
