@@ -14,8 +14,7 @@ import httpx
 
 from openhands.core.logger import openhands_logger as logger
 from openhands.resolver.interfaces.handler_support import (
-    append_referenced_bodies,
-    referenced_issue_numbers,
+    ReferencedIssueBodies,
 )
 from openhands.resolver.interfaces.issue import Issue, IssueHandlerInterface, ReviewThread
 from openhands.resolver.utils import extract_issue_references
@@ -27,7 +26,7 @@ def _not_implemented(method: str) -> None:
     logger.warning(f"BitbucketIssueHandler.{method} not implemented")
 
 
-class BitbucketIssueHandler(IssueHandlerInterface):
+class BitbucketIssueHandler(ReferencedIssueBodies, IssueHandlerInterface):
     """One Bitbucket repository (``owner`` is the workspace)."""
 
     def __init__(
@@ -155,20 +154,6 @@ class BitbucketIssueHandler(IssueHandlerInterface):
         response = httpx.get(f"{self._repo_api()}/issues/{number}", headers=self.headers)
         response.raise_for_status()
         return (response.json().get("content") or {}).get("raw", "")
-
-    def get_context_from_external_issues_references(
-        self,
-        closing_issues: list[str],
-        closing_issue_numbers: list[int],
-        issue_body: str,
-        review_comments: list[str] | None,
-        review_threads: list[ReviewThread],
-        thread_comments: list[str] | None,
-    ) -> list[str]:
-        numbers = referenced_issue_numbers(
-            issue_body, review_comments, review_threads, thread_comments, closing_issue_numbers
-        )
-        return append_referenced_bodies(closing_issues, numbers, self._fetch_issue_body)
 
     def get_converted_issues(
         self, issue_numbers: list[int] | None = None, comment_id: int | None = None

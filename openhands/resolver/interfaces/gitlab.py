@@ -13,13 +13,13 @@ from openhands.resolver.interfaces.handler_support import (
     MISSING_PUSH_PERMISSION,
     THREAD_REPLY_PREFIX,
     Comment,
-    append_referenced_bodies,
+    ReferencedIssueBodies,
     check_list_of_dicts,
     collect_comment_bodies,
+    convert_pull_requests,
     fetch_pages,
     fold_review_thread,
     next_free_branch_name,
-    referenced_issue_numbers,
 )
 from openhands.resolver.interfaces.issue import Issue, IssueHandlerInterface, ReviewThread
 
@@ -256,7 +256,7 @@ def _is_discussion_note(note: Comment) -> bool:
     return bool(note.get("resolvable", True)) and not note.get("system", True)
 
 
-class GitlabPRHandler(GitlabIssueHandler):
+class GitlabPRHandler(ReferencedIssueBodies, GitlabIssueHandler):
     """Merge requests of one GitLab project, with their unresolved feedback."""
 
     def __init__(
@@ -327,20 +327,6 @@ class GitlabPRHandler(GitlabIssueHandler):
         response.raise_for_status()
         return response.json().get("description", "")
 
-    def get_context_from_external_issues_references(
-        self,
-        closing_issues: list[str],
-        closing_issue_numbers: list[int],
-        issue_body: str,
-        review_comments: list[str] | None,
-        review_threads: list[ReviewThread],
-        thread_comments: list[str] | None,
-    ) -> list[str]:
-        numbers = referenced_issue_numbers(
-            issue_body, review_comments, review_threads, thread_comments, closing_issue_numbers
-        )
-        return append_referenced_bodies(closing_issues, numbers, self._fetch_issue_body)
-
     def get_converted_issues(
         self, issue_numbers: list[int] | None = None, comment_id: int | None = None
     ) -> list[Issue]:
@@ -349,34 +335,11 @@ class GitlabPRHandler(GitlabIssueHandler):
             raise ValueError("Unspecified issue numbers")
         logger.info(f"Limiting resolving to issues {issue_numbers}.")
         wanted = [raw for raw in self.download_issues() if raw.get("iid") in issue_numbers]
-
-        issues = []
-        for raw in wanted:
-            if raw.get("iid") is None or raw.get("title") is None:
-                logger.warning(f"Skipping #{raw} as it is missing iid or title.")
-                continue
-            number = raw["iid"]
-            body = raw.get("description") or ""
-            closing, closing_numbers, reviews, threads, thread_ids = self.download_pr_metadata(
-                number, comment_id=comment_id
-            )
-            thread_comments = self.get_pr_comments(number, comment_id=comment_id)
-            closing = self.get_context_from_external_issues_references(
-                closing, closing_numbers, body, reviews, threads, thread_comments
-            )
-            issues.append(
-                Issue(
-                    owner=self.owner,
-                    repo=self.repo,
-                    number=number,
-                    title=raw["title"],
-                    body=body,
-                    closing_issues=closing,
-                    review_comments=reviews,
-                    review_threads=threads,
-                    thread_ids=thread_ids,
-                    head_branch=raw["source_branch"],
-                    thread_comments=thread_comments,
-                )
-            )
-        return issues
+        return convert_pull_requests(
+            self,
+            wanted,
+            number_key="iid",
+            body_key="description",
+            head_branch_of=lambda raw: raw["source_branch"],
+            comment_id=comment_id,
+        )

@@ -8,12 +8,12 @@ up at call time), one call per request, so callers and tests see each request on
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 
 from openhands.core.logger import openhands_logger as logger
-from openhands.resolver.interfaces.issue import ReviewThread
+from openhands.resolver.interfaces.issue import Issue, ReviewThread
 from openhands.resolver.utils import extract_issue_references
 
 PAGE_SIZE = 100
@@ -120,6 +120,100 @@ def append_referenced_bodies(
         if body:
             closing_issues.append(body)
     return closing_issues
+
+
+class ReferencedIssueBodies:
+    """``get_context_from_external_issues_references`` for a handler that can fetch one
+    issue's body (``_fetch_issue_body``): the closing issues plus every issue the PR's
+    texts mention."""
+
+    def _fetch_issue_body(self, number: int) -> str | None:
+        raise NotImplementedError
+
+    def get_context_from_external_issues_references(
+        self,
+        closing_issues: list[str],
+        closing_issue_numbers: list[int],
+        issue_body: str,
+        review_comments: list[str] | None,
+        review_threads: list[ReviewThread],
+        thread_comments: list[str] | None,
+    ) -> list[str]:
+        numbers = referenced_issue_numbers(
+            issue_body, review_comments, review_threads, thread_comments, closing_issue_numbers
+        )
+        return append_referenced_bodies(closing_issues, numbers, self._fetch_issue_body)
+
+
+PRMetadata = tuple[list[str], list[int], list[str] | None, list[ReviewThread], list[str]]
+
+
+class PRFeedbackSource(Protocol):
+    """What ``convert_pull_requests`` reads from a provider's PR handler."""
+
+    owner: str
+    repo: str
+
+    def download_pr_metadata(
+        self, pull_number: int, comment_id: int | None = None
+    ) -> PRMetadata: ...
+
+    def get_pr_comments(
+        self, pr_number: int, comment_id: int | None = None
+    ) -> list[str] | None: ...
+
+    def get_context_from_external_issues_references(
+        self,
+        closing_issues: list[str],
+        closing_issue_numbers: list[int],
+        issue_body: str,
+        review_comments: list[str] | None,
+        review_threads: list[ReviewThread],
+        thread_comments: list[str] | None,
+    ) -> list[str]: ...
+
+
+def convert_pull_requests(
+    handler: PRFeedbackSource,
+    raw_prs: list[Comment],
+    *,
+    number_key: str,
+    body_key: str,
+    head_branch_of: Callable[[Comment], str],
+    comment_id: int | None,
+) -> list[Issue]:
+    """Each raw PR (or merge request) as an ``Issue`` with its reviews, threads, comments and
+    the bodies of the issues it refers to; a record without number or title is skipped."""
+    issues = []
+    for raw in raw_prs:
+        if raw.get(number_key) is None or raw.get("title") is None:
+            logger.warning(f"Skipping #{raw} as it is missing {number_key} or title.")
+            continue
+        number = raw[number_key]
+        body = raw.get(body_key) or ""
+        closing, closing_numbers, reviews, threads, thread_ids = handler.download_pr_metadata(
+            number, comment_id=comment_id
+        )
+        thread_comments = handler.get_pr_comments(number, comment_id=comment_id)
+        closing = handler.get_context_from_external_issues_references(
+            closing, closing_numbers, body, reviews, threads, thread_comments
+        )
+        issues.append(
+            Issue(
+                owner=handler.owner,
+                repo=handler.repo,
+                number=number,
+                title=raw["title"],
+                body=body,
+                closing_issues=closing,
+                review_comments=reviews,
+                review_threads=threads,
+                thread_ids=thread_ids,
+                head_branch=head_branch_of(raw),
+                thread_comments=thread_comments,
+            )
+        )
+    return issues
 
 
 def next_free_branch_name(base_branch_name: str, exists: Callable[[str], bool]) -> str:
