@@ -292,6 +292,24 @@ timeout = 60
 """
 
 
+def _wait_alive(server: E2EServer) -> bool:
+    """Wait for ``/alive``; False when the server exited because its port was taken."""
+    deadline = time.monotonic() + 60
+    while True:
+        if server.process.poll() is not None:
+            if "address already in use" in server.log_tail().lower():
+                return False
+            pytest.fail(f"the server exited with {server.process.returncode}:\n{server.log_tail()}")
+        try:
+            if server.api.get("/alive", timeout=2).json() == {"status": "ok"}:
+                return True
+        except (httpx.HTTPError, ValueError):
+            pass
+        if time.monotonic() > deadline:
+            pytest.fail(f"the server did not answer /alive within 60 s:\n{server.log_tail()}")
+        time.sleep(0.1)
+
+
 @contextmanager
 def running_server(
     home: Path, frontend_build: Path, llm_base_url: str, sandbox_toml: str = ""
@@ -300,7 +318,6 @@ def running_server(
     ``sandbox_toml``: extra lines for the ``[sandbox]`` table."""
     store = home / "store"
     (home / "config.toml").write_text(_config_toml(store) + sandbox_toml)
-    port = _free_port()
     env = {
         **os.environ,
         "LITELLM_LOCAL_MODEL_COST_MAP": "True",
@@ -314,38 +331,39 @@ def running_server(
         env.pop(name, None)
     log = (home / "server.log").open("wb")
     command = [sys.executable, "-m", "uvicorn", "openhands.server.listen:app"]
-    process = subprocess.Popen(
-        [*command, "--host", "127.0.0.1", "--port", str(port)],
-        cwd=home,  # config.toml is read from the working directory
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    api = httpx.Client(base_url=url, timeout=60)
-    server = E2EServer(url, home, store, llm_base_url, process, api)
+    server: E2EServer | None = None
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"the server exited with {process.returncode}:\n{server.log_tail()}")
-            try:
-                if api.get("/alive", timeout=2).json() == {"status": "ok"}:
-                    break
-            except (httpx.HTTPError, ValueError):
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"the server did not answer /alive within 60 s:\n{server.log_tail()}")
-            time.sleep(0.1)
+        # A port found free can be taken by another process (a sandbox, a parallel test)
+        # before the server binds it; such a start is retried on another port.
+        for attempt in range(3):
+            port = _free_port()
+            process = subprocess.Popen(
+                [*command, "--host", "127.0.0.1", "--port", str(port)],
+                cwd=home,  # config.toml is read from the working directory
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+            url = f"http://127.0.0.1:{port}"
+            server = E2EServer(
+                url, home, store, llm_base_url, process, httpx.Client(base_url=url, timeout=60)
+            )
+            if _wait_alive(server) or attempt == 2:
+                break
+            server.api.close()
+        assert server is not None
+        if server.process.poll() is not None:
+            pytest.fail(f"the server exited with {server.process.returncode}:\n{server.log_tail()}")
         yield server
     finally:
-        api.close()
-        process.terminate()
-        try:
-            process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        if server is not None:
+            server.api.close()
+            server.process.terminate()
+            try:
+                server.process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                server.process.kill()
+                server.process.wait()
         log.close()
 
 
@@ -485,6 +503,13 @@ def ui(
         lines = [str(entry) for entry in recorded.console]
         lines += [f"[pageerror] {error}" for error in recorded.page_errors]
         (ARTIFACTS / f"{name}.console.txt").write_text("\n".join(lines) + "\n")
+        try:
+            # The browser profile outlives the test: what the page remembered (the workspace
+            # panel's tab and size, the sidebar) must not steer the next test.
+            if page.url.startswith(e2e_server.url):
+                page.evaluate("localStorage.clear()")
+        except Exception as error:
+            print(f"clearing the page's storage failed: {error}")
         report = getattr(request.node, "rep_call", None)
         passed = report is not None and report.passed
         if report is not None and report.failed:

@@ -378,11 +378,17 @@ class TmuxTerminal:
         return menu
 
     def _wait_menu(self, since: int, selected: int | None, deadline: float) -> Menu:
-        """Wait for a menu below line ``since`` (with entry ``selected`` marked, if given)."""
+        """Wait for a menu below line ``since`` (with entry ``selected`` marked, if given).
+
+        A menu is taken only when two reads in a row show it the same: the terminal may be
+        read while the menu is still being drawn (its last entry cut short)."""
+        previous: Menu | None = None
         while True:
             menu = self.menu(since)
-            if menu is not None and (selected is None or menu.selected == selected):
+            wanted = menu is not None and (selected is None or menu.selected == selected)
+            if wanted and menu == previous:
                 return menu
+            previous = menu if wanted else None
             if self.exit_status() is not None:
                 raise TerminalError(f"the program exited inside a menu; screen:\n{self.tail()}")
             if time.monotonic() >= deadline:

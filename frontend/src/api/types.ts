@@ -547,13 +547,16 @@ export interface CreateConversationRequest {
   repository?: string;
   git_provider?: ProviderType;
   selected_branch?: string;
+  suggested_task?: SuggestedTask;
 }
 
 /** Error bodies; which style a route uses is given per route in §6. */
 export interface StatusErrorBody {
   status: "error";
-  message: string;
-  msg_id?: string;
+  message: string | null;
+  msg_id?: string | null;
+  /** `/start` and `/stop` name the conversation instead of a `msg_id`. */
+  conversation_id?: string | null;
 }
 
 export interface McpConfig {
@@ -648,6 +651,21 @@ export interface Branch {
   protected: boolean;
   last_push_date?: string | null;
 }
+/** GET /api/user/suggested-tasks entry; sent back as `suggested_task` to start one. */
+export type SuggestedTaskType =
+  | "MERGE_CONFLICTS"
+  | "FAILING_CHECKS"
+  | "UNRESOLVED_COMMENTS"
+  | "OPEN_ISSUE"
+  | "OPEN_PR"
+  | "CREATE_MICROAGENT";
+export interface SuggestedTask {
+  git_provider: ProviderType;
+  task_type: SuggestedTaskType;
+  repo: string;
+  issue_number: number;
+  title: string;
+}
 export interface BranchPage {
   branches: Branch[];
   has_next_page: boolean;
@@ -675,6 +693,12 @@ export interface UploadFilesResponse {
 export interface VSCodeUrlResponse {
   vscode_url: string | null;
   error?: string;
+}
+/** GET /api/options/vscode-image: whether new Docker sandboxes have VS Code yet. */
+export interface VSCodeImageStatus {
+  enabled: boolean;
+  state: "off" | "not_docker" | "unknown" | "building" | "ready" | "failed";
+  message: string | null;
 }
 export interface WebHostsResponse {
   hosts: Record<string, number> | null;

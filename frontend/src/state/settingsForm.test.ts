@@ -4,6 +4,7 @@ import {
   buildSettingsPayload,
   DEFAULT_SETTINGS,
   formFromSettings,
+  payloadWith,
   validateSettingsForm,
   type SettingsFormValues,
 } from "./settingsForm";
@@ -41,6 +42,13 @@ describe("formFromSettings", () => {
       securityAnalyzer: "llm",
       maxIterations: "50",
       enableDefaultCondenser: false,
+      condenserMaxSize: "120",
+      maxBudgetPerTask: "",
+      searchApiKey: "",
+      clearSearchApiKey: false,
+      gitUserName: "dev",
+      gitUserEmail: "openhands@all-hands.dev",
+      language: "en",
     });
   });
 
@@ -122,5 +130,56 @@ describe("validateSettingsForm", () => {
   it("needs a model, a positive integer and an http(s) URL", () => {
     const errors = validateSettingsForm(form({ llmModel: " ", maxIterations: "-3", llmBaseUrl: "ftp://x" }));
     expect(Object.keys(errors).sort()).toEqual(["llmBaseUrl", "llmModel", "maxIterations"]);
+  });
+});
+
+describe("the budget, condenser, search key, git identity and language fields", () => {
+  it("sends them under the spec's field names", () => {
+    const payload = buildSettingsPayload(
+      STORED,
+      form({
+        maxBudgetPerTask: "2.5",
+        condenserMaxSize: "40",
+        searchApiKey: "tvly-key",
+        gitUserName: "Ada",
+        gitUserEmail: "ada@example.com",
+        language: "ja",
+      }),
+    );
+    expect(payload).toMatchObject({
+      max_budget_per_task: 2.5,
+      condenser_max_size: 40,
+      search_api_key: "tvly-key",
+      git_user_name: "Ada",
+      git_user_email: "ada@example.com",
+      language: "ja",
+    });
+  });
+
+  it("keeps the stored search key when the box is blank and clears it on request", () => {
+    expect(buildSettingsPayload(STORED, form())).not.toHaveProperty("search_api_key");
+    expect(buildSettingsPayload(STORED, form({ clearSearchApiKey: true })).search_api_key).toBe("");
+  });
+
+  it("maps empty budget and condenser size to null (no budget, server default)", () => {
+    const payload = buildSettingsPayload(STORED, form({ maxBudgetPerTask: "", condenserMaxSize: "" }));
+    expect(payload.max_budget_per_task).toBeNull();
+    expect(payload.condenser_max_size).toBeNull();
+  });
+
+  it("rejects what the server would refuse", () => {
+    const errors = validateSettingsForm(form({ condenserMaxSize: "19", maxBudgetPerTask: "-1", gitUserEmail: "nope" }));
+    expect(Object.keys(errors).sort()).toEqual(["condenserMaxSize", "gitUserEmail", "maxBudgetPerTask"]);
+    expect(validateSettingsForm(form({ condenserMaxSize: "20", maxBudgetPerTask: "0.5" }))).toEqual({});
+  });
+});
+
+describe("payloadWith", () => {
+  it("re-sends the stored settings with one field changed and no secrets", () => {
+    const mcp = { sse_servers: [], stdio_servers: [], shttp_servers: ["http://127.0.0.1:9/mcp"] };
+    const payload = payloadWith(STORED, { mcp_config: mcp });
+    expect(payload).toMatchObject({ llm_model: "openai/gpt-4o", git_user_name: "dev", mcp_config: mcp });
+    expect(payload).not.toHaveProperty("llm_api_key");
+    expect(payload).not.toHaveProperty("search_api_key");
   });
 });

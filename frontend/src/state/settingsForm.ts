@@ -54,7 +54,20 @@ export interface SettingsFormValues {
   /** Text of the number input; "" means no limit. */
   maxIterations: string;
   enableDefaultCondenser: boolean;
+  /** Text of the number input; "" means the server's default (120). */
+  condenserMaxSize: string;
+  /** Text of the number input (USD); "" means no budget. */
+  maxBudgetPerTask: string;
+  /** Write-only like the LLM key: empty keeps the stored one. */
+  searchApiKey: string;
+  clearSearchApiKey: boolean;
+  gitUserName: string;
+  gitUserEmail: string;
+  language: string;
 }
+
+/** Smallest condenser size the server accepts (server-api.md §4: else 422). */
+export const MIN_CONDENSER_SIZE = 20;
 
 export function formFromSettings(stored: SettingsResponse | null): SettingsFormValues {
   const s = stored ?? DEFAULT_SETTINGS;
@@ -68,8 +81,17 @@ export function formFromSettings(stored: SettingsResponse | null): SettingsFormV
     securityAnalyzer: s.security_analyzer ?? "",
     maxIterations: s.max_iterations == null ? "" : String(s.max_iterations),
     enableDefaultCondenser: s.enable_default_condenser ?? true,
+    condenserMaxSize: s.condenser_max_size == null ? "" : String(s.condenser_max_size),
+    maxBudgetPerTask: s.max_budget_per_task == null ? "" : String(s.max_budget_per_task),
+    searchApiKey: "",
+    clearSearchApiKey: false,
+    gitUserName: s.git_user_name ?? "",
+    gitUserEmail: s.git_user_email ?? "",
+    language: s.language ?? "en",
   };
 }
+
+const BUDGET = /^\d+(\.\d+)?$/;
 
 /** Problems that would make the server reject the payload; empty when valid. */
 export function validateSettingsForm(form: SettingsFormValues): Partial<Record<keyof SettingsFormValues, string>> {
@@ -81,6 +103,16 @@ export function validateSettingsForm(form: SettingsFormValues): Partial<Record<k
   }
   const url = form.llmBaseUrl.trim();
   if (url && !/^https?:\/\/\S+$/i.test(url)) errors.llmBaseUrl = "Enter an http:// or https:// URL.";
+  const condenser = form.condenserMaxSize.trim();
+  if (condenser && !(/^\d+$/.test(condenser) && Number(condenser) >= MIN_CONDENSER_SIZE)) {
+    errors.condenserMaxSize = `Enter a whole number of at least ${MIN_CONDENSER_SIZE}, or leave empty.`;
+  }
+  const budget = form.maxBudgetPerTask.trim();
+  if (budget && !(BUDGET.test(budget) && Number(budget) > 0)) {
+    errors.maxBudgetPerTask = "Enter an amount in dollars greater than 0 (e.g. 2.50), or leave empty.";
+  }
+  const email = form.gitUserEmail.trim();
+  if (email && !/^[^\s@]+@[^\s@]+$/.test(email)) errors.gitUserEmail = "Enter an email address like name@example.com.";
   return errors;
 }
 
@@ -119,5 +151,21 @@ export function buildSettingsPayload(stored: SettingsResponse | null, form: Sett
   const iterations = form.maxIterations.trim();
   payload.max_iterations = /^[1-9]\d*$/.test(iterations) ? Number(iterations) : null;
   payload.enable_default_condenser = form.enableDefaultCondenser;
+  const condenser = form.condenserMaxSize.trim();
+  payload.condenser_max_size = condenser ? Number(condenser) : null;
+  const budget = form.maxBudgetPerTask.trim();
+  payload.max_budget_per_task = budget ? Number(budget) : null;
+  // Same rule as the LLM key: null keeps the stored search key, "" clears it.
+  const searchKey = form.searchApiKey.trim();
+  if (form.clearSearchApiKey) payload.search_api_key = "";
+  else if (searchKey) payload.search_api_key = searchKey;
+  payload.git_user_name = form.gitUserName.trim() || null;
+  payload.git_user_email = form.gitUserEmail.trim() || null;
+  payload.language = form.language || null;
   return payload;
+}
+
+/** The stored settings re-sent unchanged except for `patch` (pages that edit one field). */
+export function payloadWith(stored: SettingsResponse, patch: SettingsPayload): SettingsPayload {
+  return { ...buildSettingsPayload(stored, formFromSettings(stored)), ...patch };
 }

@@ -1,11 +1,23 @@
 /**
- * The message box: Enter sends, Shift+Enter adds a line. Images travel as
- * data URLs in image_urls; other files are uploaded to the workspace first
- * and their paths go in file_urls (server-api.md §9.7).
+ * The message box: Enter sends, Shift+Enter adds a line, and the box grows with
+ * its text. Files come from the clip button, a paste or a drop; images travel as
+ * data URLs in image_urls, other files are uploaded to the workspace first and
+ * their paths go in file_urls and, for the agent, in the text (server-api.md §9.7). Sizes are checked on the way
+ * in (attachments.ts), so an oversize file is refused before anything is sent.
  */
-import { useRef, useState, type FormEvent, type KeyboardEvent } from "react";
+import {
+  useLayoutEffect,
+  useRef,
+  useState,
+  type ClipboardEvent,
+  type DragEvent,
+  type FormEvent,
+  type KeyboardEvent,
+} from "react";
 import type { UserAction } from "../../api/types";
 import type { WorkspaceApi } from "../../api/workspace";
+import { AttachmentList } from "./AttachmentList";
+import { admitFiles, isImage, withFilePaths } from "./attachments";
 
 interface Props {
   disabled: boolean;
@@ -26,31 +38,57 @@ export function messageAction(content: string, imageUrls: string[] = [], fileUrl
   return { action: "message", args: { content, image_urls: imageUrls, file_urls: fileUrls } };
 }
 
+function hasFiles(transfer: DataTransfer | null): boolean {
+  return Boolean(transfer && Array.from(transfer.types).includes("Files"));
+}
+
 export function ChatInput({ disabled, workspace, onSend }: Props) {
   const [text, setText] = useState("");
   const [files, setFiles] = useState<File[]>([]);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [dragging, setDragging] = useState(false);
   const fileInput = useRef<HTMLInputElement>(null);
+  const box = useRef<HTMLTextAreaElement>(null);
   const canSend = !disabled && !busy && (text.trim().length > 0 || files.length > 0);
+
+  // Grow with the text up to the CSS max-height, then scroll.
+  useLayoutEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    el.style.height = "auto";
+    el.style.height = `${el.scrollHeight + (el.offsetHeight - el.clientHeight)}px`;
+  }, [text]);
+
+  function attach(added: File[]) {
+    if (added.length === 0) return;
+    const { accepted, refusal } = admitFiles(files, added, new TextEncoder().encode(text).length);
+    if (accepted.length) setFiles((list) => [...list, ...accepted]);
+    setError(refusal);
+  }
 
   async function send() {
     if (!canSend) return;
+    const { refusal } = admitFiles([], files, new TextEncoder().encode(text).length);
+    if (refusal) {
+      setError(refusal);
+      return;
+    }
     setBusy(true);
     setError(null);
     try {
-      const images = files.filter((f) => f.type.startsWith("image/"));
-      const others = files.filter((f) => !f.type.startsWith("image/"));
-      const imageUrls = await Promise.all(images.map(readAsDataUrl));
+      const imageUrls = await Promise.all(files.filter(isImage).map(readAsDataUrl));
+      const others = files.filter((f) => !isImage(f));
       let fileUrls: string[] = [];
-      if (others.length > 0 && workspace) {
+      if (others.length > 0) {
+        if (!workspace) throw new Error("Files can be uploaded once the conversation has started.");
         const result = await workspace.uploadFiles(others);
         fileUrls = result.uploaded_files;
         if (result.skipped_files.length) {
           setError(`Skipped: ${result.skipped_files.map((s) => `${s.name} (${s.reason})`).join(", ")}`);
         }
       }
-      if (onSend(messageAction(text.trim(), imageUrls, fileUrls))) {
+      if (onSend(messageAction(withFilePaths(text.trim(), fileUrls), imageUrls, fileUrls))) {
         setText("");
         setFiles([]);
       } else {
@@ -64,10 +102,33 @@ export function ChatInput({ disabled, workspace, onSend }: Props) {
   }
 
   function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {
-    if (event.key === "Enter" && !event.shiftKey && !event.nativeEvent.isComposing) {
-      event.preventDefault();
-      void send();
-    }
+    // Ctrl/Cmd+Enter is left to the confirmation shortcut (ConfirmationBar).
+    if (event.key !== "Enter" || event.shiftKey || event.ctrlKey || event.metaKey) return;
+    if (event.nativeEvent.isComposing) return;
+    event.preventDefault();
+    void send();
+  }
+
+  function onPaste(event: ClipboardEvent<HTMLTextAreaElement>) {
+    const pasted = Array.from(event.clipboardData.files);
+    if (pasted.length === 0) return;
+    // A copied screenshot also carries a text form (a name or HTML): keep only the file.
+    event.preventDefault();
+    attach(pasted);
+  }
+
+  function onDragOver(event: DragEvent<HTMLFormElement>) {
+    if (disabled || !hasFiles(event.dataTransfer)) return;
+    event.preventDefault();
+    event.dataTransfer.dropEffect = "copy";
+    setDragging(true);
+  }
+
+  function onDrop(event: DragEvent<HTMLFormElement>) {
+    setDragging(false);
+    if (disabled || !hasFiles(event.dataTransfer)) return;
+    event.preventDefault();
+    attach(Array.from(event.dataTransfer.files));
   }
 
   function onSubmit(event: FormEvent) {
@@ -76,30 +137,21 @@ export function ChatInput({ disabled, workspace, onSend }: Props) {
   }
 
   return (
-    <form className="chat-input" onSubmit={onSubmit}>
-      {files.length > 0 && (
-        <ul className="chat-input__files" aria-label="Attached files">
-          {files.map((f, i) => (
-            <li key={`${f.name}-${i}`}>
-              {f.name}
-              <button
-                type="button"
-                className="icon-button"
-                aria-label={`Remove ${f.name}`}
-                onClick={() => setFiles((list) => list.filter((_, j) => j !== i))}
-              >
-                ×
-              </button>
-            </li>
-          ))}
-        </ul>
-      )}
+    <form
+      className={`chat-input${dragging ? " chat-input--dragging" : ""}`}
+      data-testid="chat-form"
+      onSubmit={onSubmit}
+      onDragOver={onDragOver}
+      onDragLeave={() => setDragging(false)}
+      onDrop={onDrop}
+    >
+      <AttachmentList files={files} onRemove={(i) => setFiles((list) => list.filter((_, j) => j !== i))} />
       <div className="chat-input__row">
         <button
           type="button"
           className="icon-button chat-input__attach"
           aria-label="Attach files"
-          title="Attach files"
+          title="Attach files (or paste or drop them here)"
           disabled={disabled}
           onClick={() => fileInput.current?.click()}
         >
@@ -120,9 +172,9 @@ export function ChatInput({ disabled, workspace, onSend }: Props) {
           hidden
           aria-hidden="true"
           tabIndex={-1}
+          data-testid="chat-file-input"
           onChange={(e) => {
-            const chosen = Array.from(e.target.files ?? []);
-            setFiles((list) => [...list, ...chosen]);
+            attach(Array.from(e.target.files ?? []));
             e.target.value = "";
           }}
         />
@@ -130,14 +182,16 @@ export function ChatInput({ disabled, workspace, onSend }: Props) {
           Message the agent
         </label>
         <textarea
+          ref={box}
           id="chat-input"
           data-testid="chat-input"
           className="chat-input__text"
-          rows={2}
+          rows={1}
           placeholder={disabled ? "Waiting for the connection…" : "Message the agent (Enter to send, Shift+Enter for a new line)"}
           value={text}
           onChange={(e) => setText(e.target.value)}
           onKeyDown={onKeyDown}
+          onPaste={onPaste}
         />
         <button
           type="submit"
@@ -146,11 +200,11 @@ export function ChatInput({ disabled, workspace, onSend }: Props) {
           aria-label="Send message"
           disabled={!canSend}
         >
-          Send
+          {busy ? "Sending…" : "Send"}
         </button>
       </div>
       {error && (
-        <p className="form-error" role="alert">
+        <p className="form-error" role="alert" data-testid="chat-input-error">
           {error}
         </p>
       )}

@@ -7,6 +7,7 @@ import { ChatInput } from "./ChatInput";
 import { ConfirmationBar } from "./ConfirmationBar";
 import { EventList } from "./EventList";
 import { StatusLine } from "./StatusLine";
+import { useEchoes } from "./useEchoes";
 import type { ConversationInfoState } from "./useConversationInfo";
 
 interface Props {
@@ -25,6 +26,9 @@ export function ChatPanel({ conversationId, conversation, info, socket, workspac
   useEffect(() => {
     if (delivered) forgetPendingTask(conversationId);
   }, [delivered, conversationId]);
+
+  // Messages from the chat box show at once; their server copies replace them.
+  const { echoes, sendMessage } = useEchoes(conversationId, state.events, state.notices, socket.send);
   return (
     <section className="chat-panel" aria-label="Chat">
       <EventList
@@ -32,6 +36,7 @@ export function ChatPanel({ conversationId, conversation, info, socket, workspac
         agentState={state.agentState}
         loading={socket.historyLoading}
         pendingMessage={pending}
+        echoes={echoes}
       />
       <div className="chat-footer">
         {state.notices.map((n) => (
@@ -51,7 +56,7 @@ export function ChatPanel({ conversationId, conversation, info, socket, workspac
         {state.agentState === "awaiting_user_confirmation" && (
           <ConfirmationBar events={state.events} disabled={!connected} onSend={socket.send} />
         )}
-        <ChatInput disabled={!connected} workspace={workspace} onSend={socket.send} />
+        <ChatInput disabled={!connected} workspace={workspace} onSend={sendMessage} />
       </div>
     </section>
   );

@@ -1,7 +1,9 @@
-import { useMemo } from "react";
+import { useCallback, useEffect, useMemo, useState } from "react";
 import type { OhEvent, UserAction } from "../../api/types";
 import { pendingConfirmation } from "../../state/conversationReducer";
 import { changeState } from "./AgentControls";
+
+const HIGH_RISK = 2;
 
 function describe(event: OhEvent | null): string {
   if (!event || !("action" in event)) return "The agent wants to run an action.";
@@ -20,6 +22,21 @@ function describe(event: OhEvent | null): string {
   }
 }
 
+/** The security analyser rated the action HIGH (a number here; some senders use the word). */
+export function isHighRisk(event: OhEvent | null): boolean {
+  if (!event || !("action" in event)) return false;
+  const risk = (event.args as { security_risk?: unknown }).security_risk;
+  return typeof risk === "string" ? risk.toLowerCase() === "high" : Number(risk) === HIGH_RISK;
+}
+
+/** Ctrl/Cmd+Enter confirms; Ctrl/Cmd+Shift+Backspace rejects (0.59 uses ⌘↩ and ⇧⌘⌫). */
+export function shortcutOf(event: Pick<KeyboardEvent, "key" | "ctrlKey" | "metaKey" | "shiftKey">): "confirm" | "reject" | null {
+  if (!event.ctrlKey && !event.metaKey) return null;
+  if (event.key === "Enter" && !event.shiftKey) return "confirm";
+  if (event.key === "Backspace" && event.shiftKey) return "reject";
+  return null;
+}
+
 /** Shown in confirmation mode while the agent waits for approval. */
 export function ConfirmationBar({
   events,
@@ -31,8 +48,38 @@ export function ConfirmationBar({
   onSend(action: UserAction): boolean;
 }) {
   const pending = useMemo(() => pendingConfirmation(events), [events]);
+  // One answer per action: a second key press while the state changes sends nothing.
+  const [answered, setAnswered] = useState<number | null>(null);
+  const pendingId = pending?.id ?? null;
+  const done = answered !== null && answered === pendingId;
+  const answer = useCallback(
+    (choice: "confirm" | "reject") => {
+      if (disabled || done) return;
+      if (onSend(changeState(choice === "confirm" ? "user_confirmed" : "user_rejected"))) setAnswered(pendingId);
+    },
+    [disabled, done, onSend, pendingId],
+  );
+
+  useEffect(() => {
+    function onKeyDown(event: KeyboardEvent) {
+      const choice = shortcutOf(event);
+      if (!choice) return;
+      event.preventDefault();
+      answer(choice);
+    }
+    document.addEventListener("keydown", onKeyDown);
+    return () => document.removeEventListener("keydown", onKeyDown);
+  }, [answer]);
+
+  const highRisk = isHighRisk(pending);
   return (
     <div className="confirmation-bar" role="region" aria-label="Confirm the agent's action" data-testid="confirmation-bar">
+      {highRisk && (
+        <p className="risk-banner" role="alert" data-testid="high-risk-banner">
+          <strong>High risk.</strong> The security analyser rated this action as high risk. Read it carefully before you
+          confirm it.
+        </p>
+      )}
       <p className="confirmation-bar__text">
         <strong>Confirm this action?</strong> <span className="confirmation-bar__what">{describe(pending)}</span>
       </p>
@@ -42,8 +89,10 @@ export function ConfirmationBar({
           className="button button--primary"
           data-testid="confirm-action"
           aria-label="Confirm the action"
-          disabled={disabled}
-          onClick={() => onSend(changeState("user_confirmed"))}
+          aria-keyshortcuts="Control+Enter Meta+Enter"
+          title="Confirm (Ctrl+Enter or ⌘+Enter)"
+          disabled={disabled || done}
+          onClick={() => answer("confirm")}
         >
           Confirm
         </button>
@@ -52,12 +101,17 @@ export function ConfirmationBar({
           className="button button--danger"
           data-testid="reject-action"
           aria-label="Reject the action"
-          disabled={disabled}
-          onClick={() => onSend(changeState("user_rejected"))}
+          aria-keyshortcuts="Control+Shift+Backspace Meta+Shift+Backspace"
+          title="Reject (Ctrl+Shift+Backspace or ⇧⌘⌫)"
+          disabled={disabled || done}
+          onClick={() => answer("reject")}
         >
           Reject
         </button>
       </div>
+      <p className="confirmation-bar__keys muted">
+        <kbd>Ctrl</kbd>+<kbd>Enter</kbd> confirms, <kbd>Ctrl</kbd>+<kbd>Shift</kbd>+<kbd>Backspace</kbd> rejects (⌘ on a Mac)
+      </p>
     </div>
   );
 }

@@ -9,6 +9,7 @@ import { AgentControls } from "./AgentControls";
 import { LifecycleButton } from "./ConversationLifecycle";
 import { ConversationMenu } from "./ConversationMenu";
 import { MetricsBar } from "./MetricsBar";
+import { RepositoryBar } from "./RepositoryBar";
 
 interface Props {
   title: string;
@@ -110,6 +111,7 @@ export function ConversationHeader({
           {title}
         </h1>
       )}
+      <RepositoryBar conversation={conversation} agentState={state.agentState} connected={connected} onSend={onSend} />
       <MetricsBar metrics={state.metrics} />
       <AgentControls state={state.agentState} disabled={!connected} onSend={onSend} />
       <LifecycleButton {...lifecycle} />

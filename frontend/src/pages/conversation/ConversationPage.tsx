@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from "react";
+import { useEffect, useMemo, useState, type CSSProperties } from "react";
 import { useNavigate, useParams } from "react-router-dom";
 import { WorkspaceApi } from "../../api/workspace";
 import { providersOf, useSettings } from "../../hooks/SettingsContext";
@@ -12,8 +12,11 @@ import { runtimeIsReady } from "../../state/statusText";
 import { useDocumentTitle } from "../../hooks/useDocumentTitle";
 import { socketCanConnect, useConversationInfo } from "./useConversationInfo";
 import { usePauseAtIterationLimit } from "./usePauseAtIterationLimit";
+import { ResizeHandle } from "./workspace/ResizeHandle";
+import { storeCollapsed, storedCollapsed, storedWidth, storeWidth } from "./workspace/panelPrefs";
 import { WorkspacePanel } from "./workspace/WorkspacePanel";
 import "../../styles/conversation.css";
+import "../../styles/chat-workspace.css";
 
 export default function ConversationPage() {
   const { conversationId = "" } = useParams();
@@ -62,6 +65,18 @@ export default function ConversationPage() {
   // On narrow screens the workspace is a sheet over the chat, closed until asked for.
   const [workspaceOpen, setWorkspaceOpen] = useState(false);
   useEffect(() => setWorkspaceOpen(false), [conversationId]);
+  // On wide screens the panel beside the chat can be resized or hidden; both are remembered.
+  const [workspaceWidth, setWorkspaceWidth] = useState(storedWidth);
+  const [collapsed, setCollapsed] = useState(storedCollapsed);
+  const resizeEnd = (width: number) => {
+    setWorkspaceWidth(width);
+    storeWidth(width);
+  };
+  const collapse = (value: boolean) => {
+    setCollapsed(value);
+    storeCollapsed(value);
+  };
+  const bodyStyle = { "--workspace-width": `${(workspaceWidth * 100).toFixed(1)}%` } as CSSProperties;
 
   return (
     <div className="conversation-page" data-testid="conversation-page">
@@ -81,7 +96,12 @@ export default function ConversationPage() {
           onStart: () => void info.start(),
         }}
       />
-      <div className="conversation-body">
+      <div
+        className="conversation-body"
+        data-workspace={collapsed ? "collapsed" : "open"}
+        data-testid="conversation-body"
+        style={bodyStyle}
+      >
         <ChatPanel
           conversationId={conversationId}
           conversation={conversation}
@@ -99,8 +119,34 @@ export default function ConversationPage() {
         >
           {workspaceOpen ? "Back to chat" : "Workspace"}
         </button>
+        {collapsed ? (
+          <div className="workspace-rail">
+            <button
+              type="button"
+              className="button button--small"
+              data-testid="workspace-expand"
+              aria-expanded={false}
+              aria-controls="workspace-sheet"
+              onClick={() => collapse(false)}
+            >
+              Show workspace
+            </button>
+          </div>
+        ) : (
+          <ResizeHandle
+            width={workspaceWidth}
+            onResize={setWorkspaceWidth}
+            onResizeEnd={resizeEnd}
+            onCollapse={() => collapse(true)}
+          />
+        )}
         <div id="workspace-sheet" className="workspace-sheet" data-open={workspaceOpen} data-testid="workspace-sheet">
-          <WorkspacePanel workspace={workspace} state={socket.state} onSend={socket.send} />
+          <WorkspacePanel
+            workspace={workspace}
+            state={socket.state}
+            onSend={socket.send}
+            onCollapse={() => collapse(true)}
+          />
         </div>
       </div>
     </div>

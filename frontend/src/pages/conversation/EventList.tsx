@@ -5,6 +5,8 @@
  */
 import { useLayoutEffect, useMemo, useRef, useState } from "react";
 import type { AgentState, OhEvent } from "../../api/types";
+import { withoutFilePaths } from "./attachments";
+import type { Echo } from "./echoes";
 import { isChatVisible } from "../../state/eventVisibility";
 import { EventView } from "./events/EventView";
 
@@ -18,60 +20,124 @@ interface Props {
   loading?: boolean;
   /** The user's task, shown at once until the server's copy of it arrives (optimistic echo). */
   pendingMessage?: string | null;
+  /** Messages sent from the chat box whose server copy has not arrived yet. */
+  echoes?: readonly Echo[];
 }
 
-export function EventList({ events, agentState, loading = false, pendingMessage = null }: Props) {
+const NO_ECHOES: readonly Echo[] = [];
+
+function EchoView({ echo }: { echo: Echo }) {
+  const shownText = withoutFilePaths(echo.text, echo.files);
+  return (
+    <article className="event event--user pending-message" data-testid="message-echo" aria-label="Your message, sending">
+      {shownText && <p className="pending-message__text">{shownText}</p>}
+      {echo.images.length > 0 && (
+        <div className="attachments">
+          {echo.images.map((src, i) => (
+            <img key={i} src={src} alt={`Attached image ${i + 1}`} className="attachment-image" />
+          ))}
+        </div>
+      )}
+      {echo.files.length > 0 && (
+        <p className="pending-message__note">
+          {echo.files.map((path) => (
+            <code key={path} className="path">
+              {path}
+            </code>
+          ))}
+        </p>
+      )}
+      <p className="pending-message__note">Sending…</p>
+    </article>
+  );
+}
+
+export function EventList({ events, agentState, loading = false, pendingMessage = null, echoes = NO_ECHOES }: Props) {
   const visible = useMemo(() => events.filter(isChatVisible), [events]);
   const [limit, setLimit] = useState(PAGE);
   const scroller = useRef<HTMLDivElement>(null);
   const atBottom = useRef(true);
+  // Shown while the user has scrolled up from the newest events.
+  const [awayFromBottom, setAwayFromBottom] = useState(false);
 
   const hidden = Math.max(0, visible.length - limit);
   const shown = hidden > 0 ? visible.slice(hidden) : visible;
 
+  // A message the user just sent brings the view back to the newest events.
+  const echoCount = useRef(echoes.length);
   useLayoutEffect(() => {
     const el = scroller.current;
+    if (echoes.length > echoCount.current) {
+      atBottom.current = true;
+      setAwayFromBottom(false);
+    }
+    echoCount.current = echoes.length;
     if (el && atBottom.current) el.scrollTop = el.scrollHeight;
-  }, [shown, agentState, pendingMessage]);
+  }, [shown, agentState, pendingMessage, echoes]);
+
+  function scrollToBottom() {
+    const el = scroller.current;
+    if (!el) return;
+    atBottom.current = true;
+    setAwayFromBottom(false);
+    el.scrollTop = el.scrollHeight;
+  }
 
   return (
-    <div
-      ref={scroller}
-      className="event-list"
-      data-testid="event-list"
-      role="log"
-      aria-label="Conversation events"
-      aria-live="polite"
-      aria-relevant="additions"
-      onScroll={(e) => {
-        const el = e.currentTarget;
-        atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < STICK_PX;
-      }}
-    >
-      {hidden > 0 && (
+    <div className="event-list-frame">
+      <div
+        ref={scroller}
+        className="event-list"
+        data-testid="event-list"
+        role="log"
+        aria-label="Conversation events"
+        aria-live="polite"
+        aria-relevant="additions"
+        onScroll={(e) => {
+          const el = e.currentTarget;
+          atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < STICK_PX;
+          if (awayFromBottom === atBottom.current) setAwayFromBottom(!atBottom.current);
+        }}
+      >
+        {hidden > 0 && (
+          <button
+            type="button"
+            className="button button--ghost show-earlier"
+            onClick={() => {
+              atBottom.current = false;
+              setLimit((n) => n + PAGE);
+            }}
+          >
+            Show {Math.min(PAGE, hidden)} earlier events
+          </button>
+        )}
+        {visible.length === 0 && !pendingMessage && echoes.length === 0 && (
+          <p className="empty muted">{loading ? "Loading the history…" : "No messages yet."}</p>
+        )}
+        {pendingMessage && (
+          <article className="event event--user pending-message" data-testid="pending-message" aria-label="Your task">
+            <p className="pending-message__text">{pendingMessage}</p>
+            <p className="pending-message__note">Sent. The agent reads it once its sandbox is up.</p>
+          </article>
+        )}
+        {shown.map((event) => (
+          <EventView key={event.id} event={event} />
+        ))}
+        {echoes.map((echo) => (
+          <EchoView key={echo.key} echo={echo} />
+        ))}
+      </div>
+      {awayFromBottom && (
         <button
           type="button"
-          className="button button--ghost show-earlier"
-          onClick={() => {
-            atBottom.current = false;
-            setLimit((n) => n + PAGE);
-          }}
+          className="button button--small scroll-to-bottom"
+          data-testid="scroll-to-bottom"
+          aria-label="Scroll to the newest events"
+          onClick={scrollToBottom}
         >
-          Show {Math.min(PAGE, hidden)} earlier events
+          ↓ Newest
         </button>
       )}
-      {visible.length === 0 && !pendingMessage && (
-        <p className="empty muted">{loading ? "Loading the history…" : "No messages yet."}</p>
-      )}
-      {pendingMessage && (
-        <article className="event event--user pending-message" data-testid="pending-message" aria-label="Your task">
-          <p className="pending-message__text">{pendingMessage}</p>
-          <p className="pending-message__note">Sent. The agent reads it once its sandbox is up.</p>
-        </article>
-      )}
-      {shown.map((event) => (
-        <EventView key={event.id} event={event} />
-      ))}
     </div>
   );
 }

@@ -1,7 +1,11 @@
-import { useSettings } from "../../hooks/SettingsContext";
+import { lazy, Suspense } from "react";
+import { providersOf, useSettings } from "../../hooks/SettingsContext";
 import { ConversationList } from "./ConversationList";
 import { NewConversationForm } from "./NewConversationForm";
 import { SetupBanner } from "./SetupBanner";
+
+// Suggested tasks need a git token; users without one never download them.
+const SuggestedTasks = lazy(() => import("./SuggestedTasks").then((m) => ({ default: m.SuggestedTasks })));
 
 export function HomePage() {
   const { settings, loaded, error } = useSettings();
@@ -10,6 +14,11 @@ export function HomePage() {
     <div className="page home">
       {needsSetup && <SetupBanner />}
       <NewConversationForm disabled={needsSetup} />
+      {providersOf(settings).length > 0 && (
+        <Suspense fallback={null}>
+          <SuggestedTasks />
+        </Suspense>
+      )}
       <ConversationList />
     </div>
   );

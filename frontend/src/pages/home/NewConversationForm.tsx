@@ -1,4 +1,4 @@
-import { useState, type FormEvent, type KeyboardEvent } from "react";
+import { lazy, Suspense, useState, type FormEvent, type KeyboardEvent } from "react";
 import { Link, useNavigate } from "react-router-dom";
 import { createConversation } from "../../api/conversations";
 import { ApiError } from "../../api/http";
@@ -6,7 +6,11 @@ import type { CreateConversationRequest } from "../../api/types";
 import { providersOf, useSettings } from "../../hooks/SettingsContext";
 import { announceConversationsChanged } from "../../state/conversationChanges";
 import { rememberPendingTask } from "../../state/pendingTask";
-import { RepositoryPicker, type RepositoryChoice } from "./RepositoryPicker";
+import { rememberRepository } from "../../state/recentRepositories";
+import type { RepositoryChoice } from "./RepositoryPicker";
+
+// Only users with a git token see the picker: the others do not download it.
+const RepositoryPicker = lazy(() => import("./RepositoryPicker").then((m) => ({ default: m.RepositoryPicker })));
 
 const SETTINGS_ERRORS = new Set(["CONFIGURATION$SETTINGS_NOT_FOUND", "STATUS$ERROR_LLM_AUTHENTICATION"]);
 
@@ -38,6 +42,7 @@ export function NewConversationForm({ disabled }: { disabled: boolean }) {
     try {
       const response = await createConversation(body);
       if (body.initial_user_msg) rememberPendingTask(response.conversation_id, body.initial_user_msg);
+      if (repo) rememberRepository({ provider: repo.provider, repository: repo.repository });
       announceConversationsChanged();
       navigate(`/conversations/${response.conversation_id}`);
     } catch (reason) {
@@ -80,7 +85,11 @@ export function NewConversationForm({ disabled }: { disabled: boolean }) {
           onKeyDown={onKeyDown}
           disabled={disabled}
         />
-        {providers.length > 0 && <RepositoryPicker providers={providers} value={repo} onChange={setRepo} />}
+        {providers.length > 0 && (
+          <Suspense fallback={null}>
+            <RepositoryPicker providers={providers} value={repo} onChange={setRepo} />
+          </Suspense>
+        )}
         <div className="form-actions">
           <button
             type="submit"

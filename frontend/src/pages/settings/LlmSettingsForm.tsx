@@ -10,6 +10,7 @@ import {
   type SettingsFormValues,
 } from "../../state/settingsForm";
 import { ModelField } from "./ModelField";
+import { MoreSettingsFields } from "./MoreSettingsFields";
 import { useSettingsOptions } from "./useOptions";
 
 export function LlmSettingsForm({ stored }: { stored: SettingsResponse | null }) {
@@ -36,7 +37,7 @@ export function LlmSettingsForm({ stored }: { stored: SettingsResponse | null })
     setSaveError(null);
     try {
       await saveSettings(buildSettingsPayload(stored, form));
-      setForm((f) => ({ ...f, llmApiKey: "", clearApiKey: false }));
+      setForm((f) => ({ ...f, llmApiKey: "", clearApiKey: false, searchApiKey: "", clearSearchApiKey: false }));
       setSubmitted(false);
       await reload();
       toast("Settings saved", "success");
@@ -181,6 +182,13 @@ export function LlmSettingsForm({ stored }: { stored: SettingsResponse | null })
           />
           Condense long histories (memory condenser)
         </label>
+
+        <MoreSettingsFields
+          form={form}
+          errors={shownErrors}
+          searchKeySet={stored?.search_api_key_set ?? false}
+          set={set}
+        />
 
         <div className="form-actions">
           <button type="submit" className="button button--primary" data-testid="settings-save" disabled={saving}>

@@ -1,6 +1,7 @@
 import { useSettings } from "../../hooks/SettingsContext";
 import { GitProvidersPanel } from "./GitProvidersPanel";
 import { LlmSettingsForm } from "./LlmSettingsForm";
+import { McpServersPanel } from "./McpServersPanel";
 import { SecretsPanel } from "./SecretsPanel";
 
 export default function SettingsPage() {
@@ -10,6 +11,7 @@ export default function SettingsPage() {
       <h1>Settings</h1>
       <nav aria-label="Settings sections" className="settings-nav">
         <a href="#llm-settings">Model &amp; agent</a>
+        <a href="#mcp-servers">MCP servers</a>
         <a href="#secrets">Secrets</a>
         <a href="#git-providers">Git providers</a>
       </nav>
@@ -24,6 +26,7 @@ export default function SettingsPage() {
         </p>
       )}
       {loaded ? <LlmSettingsForm stored={settings} /> : <p role="status">Loading settings…</p>}
+      {loaded && <McpServersPanel stored={settings} />}
       <SecretsPanel />
       {loaded && <GitProvidersPanel providersSet={settings?.provider_tokens_set ?? {}} />}
     </div>

@@ -1,7 +1,8 @@
-/** Markdown rendered by marked and sanitised by DOMPurify; links open in a new tab. */
+/** Markdown rendered by marked and sanitised by DOMPurify; links open in a new tab, fenced code is coloured. */
 import DOMPurify from "dompurify";
 import { marked } from "marked";
-import { memo, useMemo } from "react";
+import { memo, useLayoutEffect, useMemo, useRef } from "react";
+import { highlightCodeIn } from "./highlight";
 
 let hookInstalled = false;
 function installLinkHook(): void {
@@ -33,5 +34,12 @@ export function renderMarkdown(text: string): string {
 
 export const Markdown = memo(function Markdown({ text, className }: { text: string; className?: string }) {
   const html = useMemo(() => renderMarkdown(text), [text]);
-  return <div className={className ? `markdown ${className}` : "markdown"} dangerouslySetInnerHTML={{ __html: html }} />;
+  const root = useRef<HTMLDivElement>(null);
+  // Fenced blocks are coloured in place once the HTML is in the page.
+  useLayoutEffect(() => {
+    if (root.current) highlightCodeIn(root.current);
+  }, [html]);
+  return (
+    <div ref={root} className={className ? `markdown ${className}` : "markdown"} dangerouslySetInnerHTML={{ __html: html }} />
+  );
 });

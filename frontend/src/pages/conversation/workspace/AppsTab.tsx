@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from "react";
 import type { WebHost } from "../../../api/types";
 import type { WorkspaceApi } from "../../../api/workspace";
 import { useAsync } from "../../../hooks/useAsync";
+import { AppPreview } from "./AppPreview";
 import { appsHint, LIVE_HOSTS_POLL_MS } from "./appsHint";
 
 interface Props {
@@ -92,7 +93,7 @@ export function AppsTab({ workspace, changeId, active }: Props) {
           ))}
         </ul>
       )}
-      {preview && <iframe className="app-preview" src={preview} title={`Preview of ${preview}`} data-testid="served-app-frame" />}
+      {preview && <AppPreview base={preview} />}
     </div>
   );
 }

@@ -1,4 +1,7 @@
-/** Tabs beside the chat: terminal, files, git changes, browser, served apps, VS Code. */
+/**
+ * Tabs beside the chat: terminal, files, git changes, Jupyter cells, browser,
+ * served apps, VS Code. The last tab chosen is remembered (panelPrefs).
+ */
 import { lazy, Suspense, useState, type KeyboardEvent } from "react";
 import type { UserAction } from "../../../api/types";
 import type { WorkspaceApi } from "../../../api/workspace";
@@ -8,6 +11,8 @@ import { AppsTab } from "./AppsTab";
 import { BrowserTab } from "./BrowserTab";
 import { ChangesTab } from "./ChangesTab";
 import { FilesTab } from "./FilesTab";
+import { JupyterTab } from "./JupyterTab";
+import { storedTab, storeTab } from "./panelPrefs";
 import { VSCodeTab } from "./VSCodeTab";
 
 const TerminalTab = lazy(() => import("./TerminalTab"));
@@ -16,30 +21,35 @@ const TABS = [
   { id: "terminal", label: "Terminal" },
   { id: "files", label: "Files" },
   { id: "changes", label: "Changes" },
+  { id: "jupyter", label: "Jupyter" },
   { id: "browser", label: "Browser" },
   { id: "apps", label: "Apps" },
   { id: "vscode", label: "VS Code" },
 ] as const;
 type TabId = (typeof TABS)[number]["id"];
+const TAB_IDS: readonly TabId[] = TABS.map((t) => t.id);
 
 interface Props {
   workspace: WorkspaceApi | null;
   state: ConversationState;
   onSend(action: UserAction): boolean;
+  /** Hides the panel (wide screens); absent, no hide button is shown. */
+  onCollapse?(): void;
 }
 
 function NotReady() {
   return <p className="muted panel-empty">The workspace opens once the agent has started.</p>;
 }
 
-export function WorkspacePanel({ workspace, state, onSend }: Props) {
-  const [active, setActive] = useState<TabId>("terminal");
+export function WorkspacePanel({ workspace, state, onSend, onCollapse }: Props) {
+  const [active, setActive] = useState<TabId>(() => storedTab(TAB_IDS, "terminal"));
   // Panels stay mounted after their first visit so the terminal keeps its scrollback.
-  const [visited, setVisited] = useState<ReadonlySet<TabId>>(() => new Set<TabId>(["terminal"]));
+  const [visited, setVisited] = useState<ReadonlySet<TabId>>(() => new Set<TabId>([active]));
   const ready = runtimeIsReady(state.agentState) && workspace !== null;
 
   function select(id: TabId) {
     setActive(id);
+    storeTab(id);
     setVisited((v) => (v.has(id) ? v : new Set(v).add(id)));
   }
 
@@ -67,6 +77,8 @@ export function WorkspacePanel({ workspace, state, onSend }: Props) {
         return ready && workspace ? <FilesTab workspace={workspace} changeId={state.workspaceChangeId} /> : <NotReady />;
       case "changes":
         return ready && workspace ? <ChangesTab workspace={workspace} changeId={state.workspaceChangeId} /> : <NotReady />;
+      case "jupyter":
+        return <JupyterTab events={state.events} />;
       case "browser":
         return <BrowserTab screenshot={state.screenshot} />;
       case "apps":
@@ -82,23 +94,39 @@ export function WorkspacePanel({ workspace, state, onSend }: Props) {
 
   return (
     <section className="workspace-panel" aria-label="Workspace">
-      <div className="tabs" role="tablist" aria-label="Workspace views" onKeyDown={onKeyDown}>
-        {TABS.map((tab) => (
+      <div className="workspace-panel__bar">
+        <div className="tabs" role="tablist" aria-label="Workspace views" onKeyDown={onKeyDown}>
+          {TABS.map((tab) => (
+            <button
+              key={tab.id}
+              id={`tab-${tab.id}`}
+              type="button"
+              role="tab"
+              className="tab"
+              data-testid={`tab-${tab.id}`}
+              aria-selected={active === tab.id}
+              aria-controls={`panel-${tab.id}`}
+              tabIndex={active === tab.id ? 0 : -1}
+              onClick={() => select(tab.id)}
+            >
+              {tab.label}
+            </button>
+          ))}
+        </div>
+        {onCollapse && (
           <button
-            key={tab.id}
-            id={`tab-${tab.id}`}
             type="button"
-            role="tab"
-            className="tab"
-            data-testid={`tab-${tab.id}`}
-            aria-selected={active === tab.id}
-            aria-controls={`panel-${tab.id}`}
-            tabIndex={active === tab.id ? 0 : -1}
-            onClick={() => select(tab.id)}
+            className="icon-button workspace-collapse"
+            data-testid="workspace-collapse"
+            aria-label="Hide the workspace"
+            title="Hide the workspace"
+            aria-expanded={true}
+            aria-controls="workspace-sheet"
+            onClick={onCollapse}
           >
-            {tab.label}
+            »
           </button>
-        ))}
+        )}
       </div>
       {TABS.filter((tab) => visited.has(tab.id)).map((tab) => (
         <div

@@ -8,7 +8,9 @@ import type {
   ThinkObservation,
 } from "../../../../api/types";
 import { Collapsible } from "../../display/Collapsible";
+import { CopyButton } from "../../display/CopyButton";
 import { Markdown } from "../../display/Markdown";
+import { withoutFilePaths } from "../../attachments";
 import { EventShell, Json } from "../EventShell";
 
 function Attachments({ images, files }: { images: string[] | null; files: string[] | null }) {
@@ -31,9 +33,11 @@ function Attachments({ images, files }: { images: string[] | null; files: string
 
 export function MessageView({ event }: { event: MessageAction }) {
   const fromUser = event.source === "user";
+  const shown = withoutFilePaths(event.args.content, event.args.file_urls);
   return (
     <EventShell event={event} variant={fromUser ? "user" : "agent"} label={fromUser ? "Your message" : "Agent message"}>
-      <Markdown text={event.args.content} />
+      {shown && <CopyButton text={shown} />}
+      <Markdown text={shown} />
       <Attachments images={event.args.image_urls} files={event.args.file_urls} />
     </EventShell>
   );
@@ -74,6 +78,7 @@ export function FinishView({ event }: { event: FinishAction }) {
   const outputs = event.args.outputs;
   return (
     <EventShell event={event} variant="final" heading="Task finished" label="Task finished">
+      {text && <CopyButton text={text} />}
       <Markdown text={text} />
       {Object.keys(outputs).length > 0 && (
         <Collapsible summary="Outputs">{() => <Json value={outputs} />}</Collapsible>
