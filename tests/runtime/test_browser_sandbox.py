@@ -158,13 +158,18 @@ open(sys.argv[1], "wb").write(png)
 
 @pytest.mark.parametrize(
     ("name", "maker", "shown_as"),
-    [("picture.png", MAKE_PNG, "img 'picture.png'"), ("paper.pdf", MAKE_PDF, "EmbeddedObject")],
+    [
+        ("picture.png", MAKE_PNG, ["img 'picture.png'"]),
+        # The PDF's text is in the page the agent reads, not only in the plugin frame.
+        ("paper.pdf", MAKE_PDF, ["EmbeddedObject", "Page 1", "Viewer test line"]),
+    ],
 )
 def test_file_viewer_shows_local_images_and_pdfs(
-    sandbox: Sandbox, name: str, maker: str, shown_as: str
+    sandbox: Sandbox, name: str, maker: str, shown_as: list[str]
 ) -> None:
     """The viewer page (runtime.md §3.6) is titled after the file and shows it: an image
-    as an image, a PDF in Chromium's own viewer; the browser step saves a screenshot."""
+    as an image, a PDF in Chromium's own viewer followed by its text; the browser step
+    saves a screenshot."""
     folder = f"{sandbox.workspace}/viewer"
     sandbox.sh(f"mkdir -p {folder} && cat > {folder}/make.py <<'EOF'\n{maker}\nEOF")
     sandbox.sh(f"python3 {folder}/make.py {folder}/{name}")
@@ -179,7 +184,8 @@ def test_file_viewer_shows_local_images_and_pdfs(
     assert obs.error is False, obs.content
     assert "[Action executed successfully.]" in obs.content
     assert f"RootWebArea 'File Viewer - {name}'" in obs.content
-    assert shown_as in obs.content
+    for shown in shown_as:
+        assert shown in obs.content
     assert obs.screenshot_path is not None
     assert f"[Screenshot saved to: {obs.screenshot_path}]" in obs.content
     listed = sandbox.sh(f"ls {sandbox.workspace}/.browser_screenshots").content

@@ -25,11 +25,40 @@ VIEWABLE = {
 VIEWER_TITLE_PREFIX = "File Viewer - "
 
 
+def pdf_page_texts(path: str) -> list[str] | None:
+    """The text of each page of a PDF, or None when it cannot be read here.
+
+    ``pypdf`` is an optional package of the sandbox; a damaged PDF reads as no text.
+    """
+    try:
+        from pypdf import PdfReader
+        from pypdf.errors import PyPdfError
+    except ImportError:
+        return None
+    try:
+        return [page.extract_text() or "" for page in PdfReader(path).pages]
+    except (PyPdfError, OSError, ValueError):
+        return None
+
+
+def _pdf_text_section(path: str, name: str) -> str:
+    # Headless Chromium's PDF viewer is a plugin frame whose text never reaches the page
+    # snapshot the agent reads, so the text is laid out in the page as well.
+    pages = pdf_page_texts(path)
+    if pages is None:
+        return f"<p>The text of {name} cannot be extracted in this sandbox.</p>"
+    parts = [f'<section aria-label="Text of {name}">']
+    for number, text in enumerate(pages, 1):
+        parts.append(f"<h2>Page {number}</h2><pre>{html.escape(text.strip())}</pre>")
+    parts.append("</section>")
+    return "".join(parts)
+
+
 def render_view_page(path: str) -> str:
     """A page showing the file, titled ``File Viewer - <name>`` (as 0.59's viewer).
 
-    A PDF is drawn by Chromium's own PDF viewer (no script is fetched or shipped); an image
-    is shown as is, scaled down to fit the window.
+    A PDF is drawn by Chromium's own PDF viewer (no script is fetched or shipped), followed
+    by its text page by page; an image is shown as is, scaled down to fit the window.
     """
     mime = VIEWABLE[os.path.splitext(path)[1].lower()]
     with open(path, "rb") as handle:
@@ -39,7 +68,8 @@ def render_view_page(path: str) -> str:
     if mime == "application/pdf":
         body = (
             f'<embed src="{source}" type="{mime}" title="{name}" '
-            'style="width:100%;height:100vh;border:0">'
+            'style="width:100%;height:80vh;border:0">'
+            f'<div style="padding:0 1em">{_pdf_text_section(path, name)}</div>'
         )
     else:
         body = (
