@@ -22,9 +22,13 @@ Every number comes from a real uvicorn process started for it (``ServerProcess``
 (the state before it existed), for a before/after comparison.
 
 - the warm pool (issue 23): `POST /api/conversations` → sandbox ready and → the first
-  command observation (p50 of 10, the scripted agent runs one command at once), Docker with
-  a pool of 1 (each run waits for the refill first) and with none; the memory of one idle
-  pool sandbox. ``--pool`` runs only this part.
+  command observation (p50 of 10, the scripted agent runs one command at once), with a pool
+  of 1 (each run waits for the refill first) and with none, for Docker
+  (`SANDBOX_WARM_POOL_SIZE`), LocalRuntime (`DESIRED_NUM_WARM_SERVERS`) and RemoteRuntime
+  through the runtime API service (`python -m openhands.runtime.remote_api --warm-pool-size`,
+  on this host's engine with its own Redis; needs redis-server); the memory of one idle
+  pool sandbox. ``--pool`` runs only this part, ``--pool docker`` (or local, remote) one
+  runtime.
 
 Run: `python bench/first_conversation.py [--pool]` (part of `make bench`).
 """
@@ -32,8 +36,10 @@ Run: `python bench/first_conversation.py [--pool]` (part of `make bench`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
+import secrets
 import statistics
 import subprocess
 import sys
@@ -225,27 +231,140 @@ async def _pool_run(server: ServerProcess) -> tuple[float, float]:
     return ready, observed
 
 
-def _wait_pool_ready(server: ServerProcess, count: int) -> None:
+POOL_READY = {
+    "docker": r"Warm pool: openhands-pool-\w+ ready",
+    "local": r"Warm local server ready on port \d+",
+    "remote": r"Warm pool: sandbox \w+ ready",
+}
+# What takes a ready member out of the pool (a claim, or a discard for changed settings).
+POOL_TAKEN = {
+    "docker": r"Warm pool hit: |Warm pool: discarding ",
+    "local": r"claimed the warm server on port ",
+    "remote": r"Warm pool hit: sandbox |Warm pool: discarding ",
+}
+
+
+def _wait_pool_member(path: Path, kind: str) -> None:
+    """Until the pool holds a ready member (made minus taken, as its log tells)."""
     deadline = time.monotonic() + 300
-    ready = re.compile(r"Warm pool: openhands-pool-\w+ ready")
-    while len(ready.findall(server.log_path.read_text(errors="replace"))) < count:
+    while True:
+        text = path.read_text(errors="replace")
+        if len(re.findall(POOL_READY[kind], text)) > len(re.findall(POOL_TAKEN[kind], text)):
+            return
         if time.monotonic() > deadline:
-            raise TimeoutError(f"the warm pool did not fill:\n{server.log_tail(80, access=False)}")
+            tail = "\n".join(text.splitlines()[-60:])
+            raise TimeoutError(f"the {kind} warm pool did not fill:\n{tail}")
         time.sleep(0.1)
 
 
-def pool_table() -> dict[str, tuple[float, float]] | None:
-    """p50 (ready s, first observation s) for Docker with a warm pool of 1 and with none."""
+def _wait_log(path: Path, pattern: str, count: int) -> None:
+    deadline = time.monotonic() + 300
+    ready = re.compile(pattern)
+    while len(ready.findall(path.read_text(errors="replace"))) < count:
+        if time.monotonic() > deadline:
+            tail = "\n".join(path.read_text(errors="replace").splitlines()[-60:])
+            raise TimeoutError(f"the warm pool did not fill ({pattern}):\n{tail}")
+        time.sleep(0.1)
+
+
+def _wait_pool_ready(server: ServerProcess, count: int) -> None:
+    _wait_log(server.log_path, POOL_READY["docker"], count)
+
+
+class _RuntimeApi:
+    """The cluster's runtime API service (``python -m openhands.runtime.remote_api``) on
+    this host's engine, with a Redis of its own; ``pool`` warm sandboxes per engine."""
+
+    def __init__(self, root: Path, pool: int) -> None:
+        from tests.support.runtime_api import ServiceProcess
+        from tests.support.services import RedisService, free_port
+
+        self.root, self.pool = root, pool
+        self.redis = RedisService(root / "redis")
+        self.port = free_port()
+        self.api_key = secrets.token_urlsafe(24)
+        self.namespace = f"bench-{secrets.token_hex(4)}"
+        self._service = ServiceProcess
+        self.log = root / "service.log"
+        self.process: Any = None
+
+    def __enter__(self) -> _RuntimeApi:
+        key_file = self.root / "api-key"
+        key_file.write_text(self.api_key)
+        key_file.chmod(0o600)
+        engine = os.environ.get("DOCKER_HOST", "unix:///var/run/docker.sock")
+        self.redis.start()
+        argv = [
+            "--port", str(self.port), "--engines", engine, "--redis", self.redis.url,
+            "--api-key-file", str(key_file), "--namespace", self.namespace,
+            "--warm-pool-size", str(self.pool),
+        ]  # fmt: skip
+        self.process = self._service(self.root, argv, self.port, self.api_key)
+        self.process.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.process is not None:
+            self.process.kill()
+        ids = subprocess.run(
+            ["docker", "ps", "-aq", "--filter", f"label=openhands.runtime-api.namespace={self.namespace}"],
+            capture_output=True, text=True, stdin=subprocess.DEVNULL,
+        ).stdout.split()  # fmt: skip
+        if ids:
+            subprocess.run(["docker", "rm", "-f", *ids], capture_output=True)
+        self.redis.stop()
+
+    def config(self, image: str) -> str:
+        return f"""
+[sandbox]
+remote_runtime_api_url = "http://127.0.0.1:{self.port}"
+api_key = "{self.api_key}"
+runtime_container_image = "{image}"
+"""
+
+
+def _setup_of(
+    kind: str, size: int, root: Path, stack: contextlib.ExitStack
+) -> tuple[str, dict[str, str], Path]:
+    """(config.toml, environment, pool log) of a server on ``kind`` with a pool of ``size``."""
+    env = {**_env(), "SANDBOX_WARM_POOL_SIZE": str(size)}
+    config = config_toml(root, runtime=kind)
+    if kind == "local":
+        env["DESIRED_NUM_WARM_SERVERS"] = str(size)
+        env["INITIAL_NUM_WARM_SERVERS"] = str(size)
+        return config, env, root / "server.log"
+    if kind == "remote":
+        from openhands.runtime.builder.base_image import DEFAULT_BASE_IMAGE
+        from openhands.runtime.builder.docker import DockerRuntimeBuilder
+        from openhands.runtime.utils.runtime_build import build_runtime_image
+
+        image = build_runtime_image(
+            DEFAULT_BASE_IMAGE, DockerRuntimeBuilder(), enable_browser=False
+        )
+        service = stack.enter_context(_RuntimeApi(root / "runtime-api", size))
+        return config + service.config(image), env, service.log
+    return config, env, root / "server.log"
+
+
+POOL_KINDS = (("Docker", "docker"), ("Local", "local"), ("Remote", "remote"))
+
+
+def pool_table(
+    kinds: tuple[tuple[str, str], ...] = POOL_KINDS,
+) -> dict[str, tuple[float, float]] | None:
+    """p50 (ready s, first observation s) per runtime with a warm pool of 1 and with none."""
     if not _docker_available():
         return None
     results: dict[str, tuple[float, float]] = {}
     with ScriptedLLMServer([], fallback=_command_agent) as llm:
-        for label, size in (("Docker, pool 1", 1), ("Docker, no pool", 0)):
-            with tempfile.TemporaryDirectory() as tmp:
-                root = Path(tmp)
-                config = config_toml(root, runtime="docker")
-                env = {**_env(), "SANDBOX_WARM_POOL_SIZE": str(size)}
-                with ServerProcess(root, config=config, env=env) as server:
+        for name, kind in kinds:
+            for size in (1, 0):
+                label = f"{name}, pool {size}" if size else f"{name}, no pool"
+                with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
+                    root = Path(tmp)
+                    (root / "runtime-api").mkdir()
+                    config, env, pool_log = _setup_of(kind, size, root, stack)
+                    server = stack.enter_context(ServerProcess(root, config=config, env=env))
                     with httpx.Client(base_url=server.url, timeout=60) as client:
                         settings = {
                             "llm_model": "openai/test-model",
@@ -255,17 +374,19 @@ def pool_table() -> dict[str, tuple[float, float]] | None:
                             "enable_default_condenser": False,
                         }
                         client.post("/api/settings", json=settings).raise_for_status()
-                    asyncio.run(_pool_run(server))  # builds the image if missing; not counted
+                    # Untimed: builds the image if missing; teaches the runtime API its template.
+                    asyncio.run(_pool_run(server))
                     runs = []
-                    for index in range(POOL_RUNS):
+                    for _ in range(POOL_RUNS):
                         if size:
                             # Each run claims a ready sandbox: wait for the refill first.
-                            _wait_pool_ready(server, index + 2)
+                            _wait_pool_member(pool_log, kind)
                         runs.append(asyncio.run(_pool_run(server)))
-            results[label] = (
-                statistics.median(r[0] for r in runs),
-                statistics.median(r[1] for r in runs),
-            )
+                    print(f"    {label:16s} runs: {[round(r[0] * 1000) for r in runs]} ms to ready")
+                results[label] = (
+                    statistics.median(r[0] for r in runs),
+                    statistics.median(r[1] for r in runs),
+                )
     return results
 
 
@@ -421,7 +542,9 @@ def main() -> None:
 
 if __name__ == "__main__":
     if "--pool" in sys.argv[1:]:
-        table = pool_table() or {}
+        wanted = set(sys.argv[sys.argv.index("--pool") + 1 :])
+        kinds = tuple(k for k in POOL_KINDS if not wanted or k[1] in wanted)
+        table = pool_table(kinds) or {}
         for label, (ready, observed) in table.items():
             print(
                 f"{label:16s} ready {ready * 1000:7.0f} ms, first observation {observed * 1000:7.0f} ms"

@@ -24,6 +24,10 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 # The developer's LLM_* and *_API_KEY variables are dropped here too (tests that need such
 # variables set their own). OPENHANDS_TEST=0 keeps both.
 os.environ.setdefault("OPENHANDS_TEST", "1")
+# VS Code is on by default, and its image variant takes minutes to build (in the
+# background, but on the suite's two cores): the suite runs with it off; a test that wants
+# it turns it on for its own server (tests/e2e/test_ui_vscode.py).
+os.environ["SANDBOX_ENABLE_VSCODE"] = "false"
 
 
 def _drop_developer_llm_variables() -> None:

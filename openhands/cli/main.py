@@ -1,37 +1,44 @@
-"""The terminal app (cli.md §2, §5–§11): start-up (``run_cli_command``) and one
-conversation at a time (``run_session``).
+"""The terminal app's start-up (cli.md §2): arguments, config and stored settings (asking
+the first-run questions when there are none), the CLI-mode defaults, the trusted-folder
+question, then sessions until the user stops asking for ``/new``.
 
-Start-up loads the config and the stored settings (asking the first-run questions when there
-are none), applies the CLI-mode defaults, asks whether the folder is trusted, then runs
-sessions until the user stops asking for ``/new``.
+A session itself lives in ``openhands.cli.session`` (its loop), ``session_assembly`` (the
+parts it runs on) and ``session_events`` (its reaction to events); what it draws lives in
+``openhands.cli.tui``.
 
-In a session the prompt opens at once while the conversation is assembled in the
-background, with the same ``openhands.core.setup`` factories as headless runs and the
-server. Events come from the stream's threads; they are handed to this loop and handled one
-at a time, so prompts and menus never overlap.
-
-The names this module imports (``create_agent``, ``create_runtime``, ``handle_commands``,
-``display_event``...) are the ones scripts and tests patch here (cli.md §15): the session
-code looks them up in this module when it runs.
+This module is also the namespace scripts and tests patch (cli.md §15): the factories
+(``create_agent``, ``create_runtime``...), ``handle_commands``, the ``display_*`` functions
+and the session functions are imported here, and the session code looks them up here when
+it runs, so a name replaced here is the one used.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import os
 import sys
+import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from prompt_toolkit import print_formatted_text
 from prompt_toolkit.formatted_text import HTML
 from prompt_toolkit.shortcuts import clear
 
-from openhands.cli.commands import check_folder_security_agreement
+from openhands.cli.commands import check_folder_security_agreement, handle_commands
 from openhands.cli.deprecation_warning import display_deprecation_warning
 from openhands.cli.log_file import logs_to_file
+from openhands.cli.session import cleanup_session, run_session
+from openhands.cli.session_assembly import CLIStartError
+from openhands.cli.session_messages import (
+    AUTH_ERROR_TEXT,
+    OPENHANDS_KEYS_HINT,
+    RESUME_AFTER_ERROR_MESSAGE,
+    error_hint,
+)
 from openhands.cli.settings import modify_llm_settings_basic, modify_search_api_settings
 from openhands.cli.shell_config import (
     DEFAULT_COMMAND,
@@ -40,33 +47,11 @@ from openhands.cli.shell_config import (
     aliases_exist_in_shell_config,
     mark_alias_setup_declined,
 )
-from openhands.cli.tui import cli_confirm, display_banner
-from openhands.cli.vscode_extension import attempt_vscode_extension_install
-from openhands.core.config import OpenHandsConfig, finalize_config, setup_config_from_args
-from openhands.core.config.condenser_config import (
-    LLMSummarizingCondenserConfig,
-    NoOpCondenserConfig,
-)
-from openhands.core.config.utils import USER_CONFIG_FILE
-from openhands.core.logger import openhands_logger as logger
-from openhands.storage.jwt_secret import ensure_jwt_secret
-from openhands.storage.settings.file_settings_store import FileSettingsStore
-
-if TYPE_CHECKING:
-    from openhands.storage.data_models.settings import Settings
-
-
-import importlib
-import threading
-from collections import deque
-from dataclasses import dataclass, field
-from functools import partial
-from typing import TYPE_CHECKING, cast
-
-from openhands.cli.commands import handle_commands
 from openhands.cli.tui import (
     UsageMetrics,
+    cli_confirm,
     display_agent_running_message,
+    display_banner,
     display_event,
     display_initial_user_prompt,
     display_initialization_animation,
@@ -78,10 +63,15 @@ from openhands.cli.tui import (
     stop_pause_listener,
 )
 from openhands.cli.utils import update_usage_metrics
-from openhands.controller import policies
+from openhands.cli.vscode_extension import attempt_vscode_extension_install
+from openhands.core.config import OpenHandsConfig, finalize_config, setup_config_from_args
+from openhands.core.config.condenser_config import (
+    LLMSummarizingCondenserConfig,
+    NoOpCondenserConfig,
+)
+from openhands.core.config.utils import USER_CONFIG_FILE
+from openhands.core.logger import openhands_logger as logger
 from openhands.core.loop import run_agent_until_done
-from openhands.core.schema import AgentState
-from openhands.core.schema.exit_reason import ExitReason
 from openhands.core.setup import (
     create_agent,
     create_controller,
@@ -93,32 +83,66 @@ from openhands.core.setup import (
     initialize_repository_for_runtime,
     restore_state,
 )
-from openhands.events.action import Action, ChangeAgentStateAction, MessageAction
-from openhands.events.action.action import ActionSecurityRisk
-from openhands.events.event import Event, EventSource
-from openhands.events.observation import AgentStateChangedObservation
-from openhands.events.stream import EventStreamSubscriber
+from openhands.storage.jwt_secret import ensure_jwt_secret
+from openhands.storage.settings.file_settings_store import FileSettingsStore
 
 if TYPE_CHECKING:
     from openhands.controller.agent import Agent
-    from openhands.controller.agent_controller import AgentController
-    from openhands.controller.state.state import State
     from openhands.memory.memory import Memory
     from openhands.runtime.base import Runtime
     from openhands.runtime.impl.local.local_runtime import LocalRuntime
     from openhands.runtime.plugins.requirement import PluginRequirement
-    from openhands.storage.settings.file_settings_store import FileSettingsStore
+    from openhands.storage.data_models.settings import Settings
 
 
 __all__ = [
+    "AUTH_ERROR_TEXT",
+    "OPENHANDS_KEYS_HINT",
+    "RESUME_AFTER_ERROR_MESSAGE",
     "CLIStartError",
+    "FileSettingsStore",
+    "LLMSummarizingCondenserConfig",
+    "NoOpCondenserConfig",
+    "UsageMetrics",
+    "aliases_exist_in_shell_config",
+    "check_folder_security_agreement",
     "cleanup_session",
+    "cli_confirm",
+    "create_agent",
+    "create_controller",
+    "create_file_store",
+    "create_memory",
+    "create_registry_and_conversation_stats",
+    "create_runtime",
+    "display_agent_running_message",
+    "display_banner",
+    "display_event",
+    "display_initial_user_prompt",
+    "display_initialization_animation",
+    "display_runtime_initialization_message",
+    "display_welcome_message",
+    "error_hint",
+    "finalize_config",
+    "generate_sid",
+    "handle_commands",
+    "initialize_repository_for_runtime",
+    "logger",
     "main_with_loop",
+    "mcp_tools_adder",
+    "print_formatted_text",
+    "read_confirmation_input",
+    "read_prompt_input",
     "read_task",
+    "restore_state",
+    "run_agent_until_done",
     "run_alias_setup_flow",
     "run_cli_command",
     "run_session",
     "run_setup_flow",
+    "setup_config_from_args",
+    "start_pause_listener",
+    "stop_pause_listener",
+    "update_usage_metrics",
 ]
 
 
@@ -150,6 +174,9 @@ def run_alias_setup_flow(config: OpenHandsConfig) -> None:
             print_formatted_text(HTML("<ansigreen>✅ Aliases added successfully!</ansigreen>"))
     else:
         mark_alias_setup_declined()
+
+
+# --- the config: stored settings, CLI mode, the first message ----------------------------
 
 
 def _apply_settings(config: OpenHandsConfig, settings: Settings, llm_config_flag: bool) -> None:
@@ -234,6 +261,9 @@ def _override_cli_mode(args: argparse.Namespace) -> bool:
     if isinstance(value, str):
         return value.strip().lower() in ("true", "1", "yes", "on")
     return bool(value)
+
+
+# --- start-up ------------------------------------------------------------------------------
 
 
 async def main_with_loop(loop: asyncio.AbstractEventLoop, args: argparse.Namespace) -> None:
@@ -391,516 +421,19 @@ def _close_loop(loop: asyncio.AbstractEventLoop) -> int:
     return 0
 
 
-# --- one session -----------------------------------------------------------------------
-
-AUTH_ERROR_TEXT = "Authentication error with the LLM provider. Please check your API key."
-OPENHANDS_KEYS_HINT = (
-    "If you use OpenHands models, get an API key at https://app.all-hands.dev/settings/api-keys"
-)
-RESUME_AFTER_ERROR_MESSAGE = (
-    "The previous session of this conversation ended with an error. Do not pick the task up "
-    "again on your own: tell me briefly what you were doing, and ask me how to go on."
-)
-# Prompting waits in these states; the session ends in the last two.
-PROMPT_STATES = frozenset({AgentState.AWAITING_USER_INPUT, AgentState.FINISHED, AgentState.PAUSED})
-END_STATES = (AgentState.STOPPED, AgentState.ERROR)
-
-
-# The agent is working (thinking, or running a confirmed action): the spinner turns.
-WORKING_STATES = frozenset({AgentState.RUNNING, AgentState.USER_CONFIRMED})
-# How long a confirmation question waits for the held action's event to be shown first.
-ACTION_WAIT_SECONDS = 10.0
-
-
-class CLIStartError(Exception):
-    """Start-up failed for a reason the user can fix; the message says what to do."""
-
-
-# --- one session --------------------------------------------------------------------------
-
-
-@dataclass
-class _Parts:
-    agent: Agent
-    runtime: Runtime
-    memory: Memory
-    controller: AgentController
-    initial_state: State | None
-
-
-@dataclass
-class _SessionState:
-    """What one session remembers between events (never saved)."""
-
-    usage_metrics: UsageMetrics = field(default_factory=UsageMetrics)
-    exit_reason: ExitReason = ExitReason.INTENTIONAL
-    new_session_requested: bool = False
-    reload_microagents: bool = False
-    always_confirm: bool = False
-    auto_highrisk_confirm: bool = False
-    prompt_open: bool = False
-
-
-@dataclass
-class _PromptRequest:
-    """Queued instead of an event: open the prompt at start, handling ``first_input``
-    (what the user typed while the conversation was being assembled) first."""
-
-    first_input: str | None = None
-
-
-async def run_session(
-    loop: asyncio.AbstractEventLoop,
-    config: OpenHandsConfig,
-    settings_store: FileSettingsStore,
-    current_dir: str,
-    task_content: str | None = None,
-    conversation_instructions: str | None = None,
-    session_name: str | None = None,
-    skip_banner: bool = False,
-    conversation_id: str | None = None,
-) -> bool:
-    """Run one conversation until the agent stops; True when the user asked for ``/new``.
-
-    The prompt opens at once: the agent, the LLM client and the runtime are assembled in
-    the background meanwhile (seconds, mostly importing LiteLLM), and what the user typed
-    is handled once they are ready, with a spinner if they are not yet.
-    """
-    sid = conversation_id or generate_sid(config, session_name)
-    state = _SessionState()
-    restored = await asyncio.to_thread(restore_state, sid, create_file_store(config))
-    display_runtime_initialization_message(config.runtime)
-    assembly = asyncio.create_task(_assemble(config, sid, conversation_instructions))
-    try:
-        clear()
-        if not skip_banner:
-            display_banner(session_id=sid)
-        welcome, first_message = _welcome_and_first_message(config, restored, task_content)
-        display_welcome_message(welcome)
-        first_input = None
-        if first_message is not None:
-            display_initial_user_prompt(first_message)
-        else:
-            first_input = await _read_first_input(config)
-        parts = await _wait_for_assembly(assembly)
-    finally:
-        if not assembly.done():
-            assembly.cancel()
-            await asyncio.gather(assembly, return_exceptions=True)
-
-    event_stream = parts.runtime.event_stream
-    queue: asyncio.Queue[Event | _PromptRequest] = asyncio.Queue()
-
-    def on_event(event: Event) -> None:
-        # The stream's delivery thread: hand the event over, handle it on this loop.
-        loop.call_soon_threadsafe(queue.put_nowait, event)
-
-    event_stream.subscribe(EventStreamSubscriber.MAIN, on_event, sid)
-    if first_message is not None:
-        event_stream.add_event(MessageAction(content=first_message), EventSource.USER)
-    else:
-        queue.put_nowait(_PromptRequest(first_input))
-
-    handler = _EventHandler(config, settings_store, current_dir, sid, parts, state, queue)
-    consumer = asyncio.create_task(handler.consume())
-    try:
-        await run_agent_until_done(parts.controller, parts.runtime, parts.memory, list(END_STATES))
-    finally:
-        # Read before the clean-up, which moves the agent to STOPPED.
-        ended_in_error = parts.controller.get_agent_state() == AgentState.ERROR
-        last_error = parts.controller.state.last_error or ""
-        consumer.cancel()
-        await asyncio.gather(consumer, return_exceptions=True)
-        await handler.spinner.stop()
-        await stop_pause_listener()
-        event_stream.unsubscribe(EventStreamSubscriber.MAIN, sid)
-        await cleanup_session(loop, parts.agent, parts.runtime, parts.controller)
-
-    if ended_in_error:
-        print_formatted_text(HTML("<ansired>{}</ansired>").format(error_hint(config, last_error)))
-    if state.exit_reason == ExitReason.INTENTIONAL:
-        print_formatted_text("✅ Session terminated successfully.\n")
-    else:
-        print_formatted_text(f"⚠️ Session was interrupted: {state.exit_reason.value}\n")
-    return state.new_session_requested
-
-
-async def _read_first_input(config: OpenHandsConfig) -> str:
-    while True:
-        text = await read_prompt_input(config, "", multiline=config.cli_multiline_input)
-        if text.strip():
-            return text
-
-
-async def _wait_for_assembly(assembly: asyncio.Task[_Parts]) -> _Parts:
-    """The assembled parts; the "Initializing..." spinner runs while they are not ready."""
-    if assembly.done():
-        return assembly.result()
-    loaded = threading.Event()
-    spinner = threading.Thread(
-        target=display_initialization_animation, args=("Initializing...", loaded), daemon=True
-    )
-    spinner.start()
-    try:
-        return await assembly
-    finally:
-        loaded.set()
-        await asyncio.to_thread(spinner.join)
-
-
-async def _assemble(
-    config: OpenHandsConfig, sid: str, conversation_instructions: str | None
-) -> _Parts:
-    """Registry, agent, runtime (connected), memory, MCP tools and controller.
-
-    The slow, blocking steps run in worker threads so the prompt stays responsive; the
-    controller is built here, on the loop, which it keeps for the steps it schedules.
-    """
-    from openhands.llm.preload import wait_for_preload
-
-    await asyncio.to_thread(wait_for_preload)  # the import started at launch, if any
-    registry, stats, _ = await asyncio.to_thread(
-        create_registry_and_conversation_stats, config, sid
-    )
-    agent = await asyncio.to_thread(create_agent, config, registry)
-    runtime = await asyncio.to_thread(
-        partial(create_runtime, config, registry, sid=sid, headless_mode=True, agent=agent)
-    )
-    try:
-        await runtime.connect()
-    except Exception as error:
-        await asyncio.to_thread(runtime.close)
-        raise CLIStartError(_runtime_start_problem(config, error)) from error
-    repo_directory = None
-    if config.sandbox.selected_repo:
-        repo_directory = await asyncio.to_thread(
-            initialize_repository_for_runtime, runtime, config.sandbox.selected_repo
-        )
-    memory = await asyncio.to_thread(
-        partial(
-            create_memory,
-            runtime,
-            runtime.event_stream,
-            sid,
-            selected_repository=config.sandbox.selected_repo,
-            repo_directory=repo_directory,
-            conversation_instructions=conversation_instructions,
-            working_dir=str(runtime.workspace_root),
-        )
-    )
-    if agent.config.enable_mcp:
-        # Off the loop: importing the MCP client stack would freeze the prompt and spinner.
-        await asyncio.to_thread(importlib.import_module, "openhands.mcp.utils")
-        await _add_mcp_tools_to_agent()(agent, runtime, memory)
-    await asyncio.to_thread(importlib.import_module, "openhands.controller.agent_controller")
-    controller, initial_state = create_controller(agent, runtime, config, stats)
-    return _Parts(agent, runtime, memory, controller, initial_state)
-
-
-def _runtime_start_problem(config: OpenHandsConfig, error: Exception) -> str:
-    text = str(error)
-    if config.runtime in ("docker", "eventstream") and (
-        "docker" in text.lower() or type(error).__module__.startswith("docker")
-    ):
-        return (
-            "Docker is not running or not reachable: start the Docker engine, or run "
-            "`openhands` without --override-cli-mode to work directly in this folder. "
-            f"({text})"
-        )
-    return f"Could not start the {config.runtime} runtime: {text}"
-
-
-def _welcome_and_first_message(
-    config: OpenHandsConfig, restored: State | None, task: str | None
-) -> tuple[str, str | None]:
-    """The welcome text and the message to send first (None: open the prompt)."""
-    welcome = _mcp_summary(config) + "What do you want to build?"
-    if restored is None:
-        return welcome, task or None
-    last_error = restored.last_error or ""
-    if "ERROR_LLM_AUTHENTICATION" in last_error:
-        text = AUTH_ERROR_TEXT
-        if config.get_llm_config().model.startswith("openhands/"):
-            text += "\n" + OPENHANDS_KEYS_HINT
-        return text, None
-    if last_error:
-        return welcome, RESUME_AFTER_ERROR_MESSAGE
-    return welcome + "\nLoading previous conversation.", None
-
-
-def _mcp_summary(config: OpenHandsConfig) -> str:
-    if not config.get_agent_config(config.default_agent).enable_mcp:
-        return ""
-    mcp = config.mcp
-    counts = (len(mcp.stdio_servers), len(mcp.sse_servers), len(mcp.shttp_servers))
-    if not any(counts):
-        return ""
-    text = (
-        f"Using {counts[0]} stdio MCP servers, {counts[1]} SSE MCP servers and "
-        f"{counts[2]} SHTTP MCP servers."
-    )
-    from openhands.mcp.error_collector import mcp_error_collector
-
-    if mcp_error_collector.has_errors():
-        text += " ✗ MCP errors detected (type /mcp → select View errors to view)"
-    return text + "\n\n"
-
-
-def error_hint(config: OpenHandsConfig, last_error: str) -> str:
-    """One line saying what to do after the agent stopped with ``last_error`` (the log line
-    above it says what happened)."""
-    llm = config.get_llm_config()
-    if "ERROR_LLM_AUTHENTICATION" in last_error:
-        return AUTH_ERROR_TEXT + " Change it with /settings, then continue with --conversation."
-    if (
-        "ERROR_LLM_SERVICE_UNAVAILABLE" in last_error
-        or "ERROR_LLM_INTERNAL_SERVER_ERROR" in last_error
-    ):
-        where = llm.base_url or llm.model
-        return (
-            f"No answer from the LLM ({where}). Check the model, the base URL and your "
-            "network (/settings), then continue with --conversation."
-        )
-    if "ERROR_LLM_OUT_OF_CREDITS" in last_error:
-        return "The LLM provider refused the request: out of credits. Check your account."
-    return f"The agent stopped with an error: {last_error or 'unknown error'}"
-
-
-class _Spinner:
-    """``[⠋] Working...`` below the last output while the agent works: long LLM calls and
-    commands show progress. Stopped (its line erased) before anything is printed."""
-
-    def __init__(self) -> None:
-        self._done: threading.Event | None = None
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> None:
-        if self._thread is not None or not sys.stdout.isatty():
-            return
-        self._done = threading.Event()
-        self._thread = threading.Thread(
-            target=display_initialization_animation,
-            args=("Working...", self._done),
-            daemon=True,
-        )
-        self._thread.start()
-
-    async def stop(self) -> None:
-        thread, done = self._thread, self._done
-        if thread is None or done is None:
-            return
-        self._thread = self._done = None
-        done.set()
-        await asyncio.to_thread(thread.join)
-
-
-class _EventHandler:
-    """Shows each event and reacts to agent state changes, one event at a time."""
-
-    def __init__(
-        self,
-        config: OpenHandsConfig,
-        settings_store: FileSettingsStore,
-        current_dir: str,
-        sid: str,
-        parts: _Parts,
-        state: _SessionState,
-        queue: asyncio.Queue[Event | _PromptRequest],
-    ) -> None:
-        self.config = config
-        self.settings_store = settings_store
-        self.current_dir = current_dir
-        self.sid = sid
-        self.parts = parts
-        self.state = state
-        self.queue = queue
-        self.event_stream = parts.runtime.event_stream
-        self.is_paused = asyncio.Event()
-        # Events taken from the queue early (while waiting for a held action's event),
-        # handled before anything newer.
-        self.backlog: deque[Event] = deque()
-        self.spinner = _Spinner()
-
-    async def consume(self) -> None:
-        while True:
-            item = self.backlog.popleft() if self.backlog else await self.queue.get()
-            try:
-                if isinstance(item, _PromptRequest):
-                    await self.spinner.stop()
-                    await self.prompt_for_next_task("", item.first_input)
-                else:
-                    await self.handle(item)
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                # One bad event must not end the session's display.
-                logger.exception("The terminal could not handle an event")
-
-    async def handle(self, event: Event) -> None:
-        await self.spinner.stop()
-        display_event(event, self.config)
-        update_usage_metrics(event, self.state.usage_metrics)
-        if not isinstance(event, AgentStateChangedObservation):
-            if self.parts.controller.get_agent_state() in WORKING_STATES:
-                self.spinner.start()
-            return
-        agent_state = event.agent_state
-        # USER_CONFIRMED too: the confirmed action is running, and can take long (the
-        # reference listened only in RUNNING, so a confirmed command could not be paused).
-        if agent_state in WORKING_STATES:
-            display_agent_running_message()
-            start_pause_listener(asyncio.get_running_loop(), self.is_paused, self.event_stream)
-            self.spinner.start()
-            return
-        if agent_state != AgentState.PAUSED:
-            await stop_pause_listener()
-        if self.parts.controller.get_agent_state() != agent_state:
-            # A stale change (the agent has moved on since): asking now would answer the
-            # wrong question or open a prompt while the agent works.
-            return
-        if agent_state == AgentState.AWAITING_USER_CONFIRMATION:
-            await self.confirm_pending_action()
-        elif agent_state == AgentState.PAUSED:
-            await stop_pause_listener()
-            self.is_paused.clear()
-            await self.prompt_for_next_task(agent_state)
-        elif agent_state in PROMPT_STATES:
-            if self.state.reload_microagents:
-                self.reload_microagents()
-            await self.prompt_for_next_task(agent_state)
-
-    async def show_until(self, action: Action) -> None:
-        """Show queued events up to ``action``: the controller announces the state before
-        it stores the action, and the user must see the command before the question."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + ACTION_WAIT_SECONDS
-        while (remaining := deadline - loop.time()) > 0:
-            try:
-                event = await asyncio.wait_for(self.queue.get(), remaining)
-            except TimeoutError:
-                return
-            if isinstance(event, _PromptRequest):
-                continue
-            if isinstance(event, AgentStateChangedObservation):
-                self.backlog.append(event)
-                continue
-            display_event(event, self.config)
-            update_usage_metrics(event, self.state.usage_metrics)
-            if event is action or (event.id == action.id != Event.INVALID_ID):
-                return
-
-    def reload_microagents(self) -> None:
-        runtime = self.parts.runtime
-        self.parts.memory.load_user_workspace_microagents(
-            runtime.get_microagents_from_selected_repo(None)
-        )
-        self.state.reload_microagents = False
-
-    async def prompt_for_next_task(self, agent_state: str, first_input: str | None = None) -> None:
-        """Read input until something closes the prompt (a message, /exit, /new...)."""
-        if self.state.prompt_open or self.is_paused.is_set():
-            return
-        self.state.prompt_open = True
-        try:
-            while True:
-                if first_input is not None:
-                    text, first_input = first_input, None
-                else:
-                    text = await read_prompt_input(
-                        self.config, agent_state, multiline=self.config.cli_multiline_input
-                    )
-                if not text.strip():
-                    continue
-                close_repl, reload, new_session, reason = await handle_commands(
-                    text,
-                    self.event_stream,
-                    self.state.usage_metrics,
-                    self.sid,
-                    self.config,
-                    self.current_dir,
-                    self.settings_store,
-                    agent_state,
-                )
-                self.state.exit_reason = reason
-                self.state.reload_microagents = self.state.reload_microagents or reload
-                self.state.new_session_requested = new_session
-                if close_repl:
-                    return
-        finally:
-            self.state.prompt_open = False
-
-    async def confirm_pending_action(self) -> None:
-        """Ask about the held action, unless a session-wide answer already covers it."""
-        if self.is_paused.is_set():
-            return
-        pending = self.parts.controller.pending_action
-        # Only actions whose wire form can say "awaiting" are stored (and shown) before
-        # the answer; the controller keeps the others back.
-        if pending is not None and policies.carries_confirmation_state(pending):
-            await self.show_until(pending)
-        risk = getattr(pending, "security_risk", ActionSecurityRisk.UNKNOWN)
-        if self.state.always_confirm or (
-            self.state.auto_highrisk_confirm and risk != ActionSecurityRisk.HIGH
-        ):
-            answer = "yes"
-        else:
-            answer = await read_confirmation_input(self.config, security_risk=risk)
-        if answer == "always":
-            self.state.always_confirm = True
-        elif answer == "auto_highrisk":
-            self.state.auto_highrisk_confirm = True
-        if answer == "no":
-            decision = AgentState.USER_REJECTED
-            print_formatted_text(
-                HTML("<skyblue>Okay, please tell me what I should do next/instead.</skyblue>")
-            )
-        else:
-            decision = AgentState.USER_CONFIRMED
-        self.event_stream.add_event(ChangeAgentStateAction(agent_state=decision), EventSource.USER)
-
-
-async def cleanup_session(
-    loop: asyncio.AbstractEventLoop,
-    agent: Agent,
-    runtime: Runtime,
-    controller: AgentController,
-) -> None:
-    """Save the state, give leftover tasks up to 2 s (then cancel them), then close the
-    agent, runtime and controller. A failure is logged, never raised: the session is over."""
-    try:
-        controller.save_state()
-    except Exception as error:
-        logger.warning("Could not save the conversation state: %s", error)
-    current = asyncio.current_task(loop)
-    leftovers = [t for t in asyncio.all_tasks(loop) if t is not current and not t.done()]
-    if leftovers:
-        _, still_running = await asyncio.wait(leftovers, timeout=2)
-        for task in still_running:
-            task.cancel()
-    try:
-        agent.reset()
-        await asyncio.to_thread(runtime.close)
-        await controller.close()
-    except Exception as error:
-        logger.error(f"Error during session cleanup: {error}")
-        return
-    analyzer = controller.security_analyzer
-    if analyzer is not None:
-        try:
-            await analyzer.close()
-        except Exception as error:
-            logger.warning("Closing the security analyzer failed: %s", error)
+# --- the lazily loaded patch point -----------------------------------------------------------
 
 
 def __getattr__(name: str) -> object:
     # ``add_mcp_tools_to_agent`` is a module attribute as if imported at the top (a patch
     # point, cli.md §15), without loading the MCP client stack before a session needs it.
     if name == "add_mcp_tools_to_agent":
-        return _add_mcp_tools_to_agent()
+        return mcp_tools_adder()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _add_mcp_tools_to_agent() -> Callable[[Agent, Runtime, Memory], Awaitable[object]]:
+def mcp_tools_adder() -> Callable[[Agent, Runtime, Memory], Awaitable[object]]:
+    """``add_mcp_tools_to_agent``: the one set on this module (patched), else the real one."""
     patched: Callable[[Agent, Runtime, Memory], Awaitable[object]] | None = globals().get(
         "add_mcp_tools_to_agent"
     )

@@ -8,7 +8,8 @@ whole flow.
 The names the reference tests patch (``PromptSession``, ``cli_confirm``, ``print_formatted_text``,
 ``print_container``, ``organize_models_and_providers``, ``get_supported_llm_models``, ``Agent``,
 the ``VERIFIED_*`` lists and the condenser config classes) are module globals, looked up at call
-time. Listing the models imports LiteLLM, so that happens only when a flow starts.
+time, also by the advanced flow in ``settings_advanced``. Listing the models imports LiteLLM, so
+that happens only when a flow starts.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from prompt_toolkit.widgets import Frame, TextArea
 from pydantic import SecretStr
 
 from openhands.cli.pt_style import COLOR_GREY
+from openhands.cli.settings_advanced import modify_llm_settings_advanced
 from openhands.cli.tui import DEFAULT_STYLE, UserCancelledError, cli_confirm, kb_cancel
 from openhands.cli.utils import (
     VERIFIED_ANTHROPIC_MODELS,
@@ -52,16 +54,26 @@ if TYPE_CHECKING:
     from openhands.storage.settings.settings_store import SettingsStore
 
 __all__ = [
+    "CANCELLED",
+    "Agent",
+    "CondenserPipelineConfig",
+    "ConversationWindowCondenserConfig",
+    "LLMSummarizingCondenserConfig",
+    "ask_api_key",
     "display_settings",
     "get_validated_input",
+    "load_settings",
     "modify_llm_settings_advanced",
     "modify_llm_settings_basic",
     "modify_search_api_settings",
+    "new_prompt_session",
     "save_settings_confirmation",
+    "secret_or_none",
+    "secret_text",
 ]
 
 # What ends a flow without saving: Esc (kb_cancel), Ctrl-C, Ctrl-D.
-_CANCELLED = (UserCancelledError, KeyboardInterrupt, EOFError)
+CANCELLED = (UserCancelledError, KeyboardInterrupt, EOFError)
 
 _SETTINGS_FILENAME = "settings.json"
 _MASK = "********"
@@ -172,11 +184,11 @@ def save_settings_confirmation(config: OpenHandsConfig) -> bool:
     return choice == 0
 
 
-def _new_session() -> PromptSession[str]:
+def new_prompt_session() -> PromptSession[str]:
     return PromptSession(key_bindings=kb_cancel(), style=DEFAULT_STYLE)
 
 
-def _secret_text(secret: SecretStr | None) -> str:
+def secret_text(secret: SecretStr | None) -> str:
     return secret.get_secret_value() if secret else ""
 
 
@@ -185,7 +197,7 @@ def _key_hint(key: str) -> str:
     return f"{key[:4]}***{key[-4:]}" if len(key) > 8 else "***"
 
 
-async def _ask_api_key(session: PromptSession[str], step: str, current_key: str) -> str:
+async def ask_api_key(session: PromptSession[str], step: str, current_key: str) -> str:
     """``step`` is e.g. ``(Step 3/3) Enter API Key``; Enter keeps an existing key."""
     if current_key:
         prompt_text = (
@@ -218,7 +230,7 @@ def _current_llm(config: OpenHandsConfig) -> _CurrentLLM:
     return _CurrentLLM(
         provider=info.provider if info else "",
         model=info.model if info else "",
-        api_key=_secret_text(llm.api_key),
+        api_key=secret_text(llm.api_key),
     )
 
 
@@ -356,18 +368,18 @@ def _full_model_name(provider: str, model: str, organized: Mapping[str, _Provide
     return f"{provider}{separator}{model}"
 
 
-async def _load_settings(settings_store: SettingsStore) -> Settings:
+async def load_settings(settings_store: SettingsStore) -> Settings:
     return await settings_store.load() or Settings()
 
 
-def _secret_or_none(value: str) -> SecretStr | None:
+def secret_or_none(value: str) -> SecretStr | None:
     return SecretStr(value) if value.strip() else None
 
 
 async def modify_llm_settings_basic(config: OpenHandsConfig, settings_store: SettingsStore) -> None:
     """Provider, model and API key in three steps (cli.md §4.2)."""
     organized = organize_models_and_providers(get_supported_llm_models(config))
-    session = _new_session()
+    session = new_prompt_session()
     current = _current_llm(config)
     try:
         provider = await _choose_provider(config, session, organized, current.provider)
@@ -387,8 +399,8 @@ async def modify_llm_settings_basic(config: OpenHandsConfig, settings_store: Set
                 f"\nYour OpenHands LLM API key is on the API Keys page of OpenHands Cloud: "
                 f"{_OPENHANDS_KEYS_URL}"
             )
-        api_key = await _ask_api_key(session, "(Step 3/3) Enter API Key", current.api_key)
-    except _CANCELLED:
+        api_key = await ask_api_key(session, "(Step 3/3) Enter API Key", current.api_key)
+    except CANCELLED:
         return
     if not save_settings_confirmation(config):
         return
@@ -396,7 +408,7 @@ async def modify_llm_settings_basic(config: OpenHandsConfig, settings_store: Set
     full_model = _full_model_name(provider, model, organized)
     llm = config.get_llm_config()
     llm.model = full_model
-    llm.api_key = _secret_or_none(api_key)
+    llm.api_key = secret_or_none(api_key)
     llm.base_url = None
     config.set_llm_config(llm)
     config.default_agent = OH_DEFAULT_AGENT
@@ -405,126 +417,12 @@ async def modify_llm_settings_basic(config: OpenHandsConfig, settings_store: Set
     agent_config.condenser = LLMSummarizingCondenserConfig(llm_config=llm, type="llm")
     config.set_agent_config(agent_config, OH_DEFAULT_AGENT)
 
-    settings = await _load_settings(settings_store)
+    settings = await load_settings(settings_store)
     settings.llm_model = full_model
-    settings.llm_api_key = _secret_or_none(api_key)
+    settings.llm_api_key = secret_or_none(api_key)
     settings.llm_base_url = None
     settings.agent = OH_DEFAULT_AGENT
     settings.enable_default_condenser = True
-    await settings_store.store(settings)
-
-
-# --- advanced LLM flow (§4.3) --------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _AdvancedAnswers:
-    model: str
-    base_url: str
-    api_key: str
-    agent: str
-    confirmation_mode: bool
-    condenser: bool
-
-
-def _registered_agents() -> list[str]:
-    # The built-in agents register themselves when the hub is imported (heavy, so only now).
-    # Always, not only when nothing is registered: custom agents from config.toml are
-    # registered at start-up, and alone they used to hide every built-in one.
-    import openhands.agenthub  # noqa: F401
-
-    return list(Agent.list_agents())
-
-
-def _toggle(config: OpenHandsConfig, question: str, enabled: bool | None) -> bool:
-    choice = cli_confirm(
-        config, question, ["Enable", "Disable"], initial_selection=0 if enabled else 1
-    )
-    return choice == 0
-
-
-async def _ask_advanced(config: OpenHandsConfig, session: PromptSession[str]) -> _AdvancedAnswers:
-    llm = config.get_llm_config()
-    model = await get_validated_input(
-        session,
-        "(Step 1/6) Custom Model (CTRL-c to cancel): ",
-        error_message="Custom Model cannot be empty",
-        default_value=llm.model or "",
-    )
-    base_url = await get_validated_input(
-        session,
-        "(Step 2/6) Base URL (CTRL-c to cancel): ",
-        error_message="Base URL cannot be empty",
-        default_value=llm.base_url or "",
-    )
-    api_key = await _ask_api_key(session, "(Step 3/6) API Key", _secret_text(llm.api_key))
-    agents = _registered_agents()
-    agent = await get_validated_input(
-        session,
-        "(Step 4/6) Agent (TAB for options, CTRL-c to cancel): ",
-        completer=FuzzyWordCompleter(agents, WORD=True),
-        validator=lambda value: value in agents,
-        error_message="Invalid agent selected",
-        default_value=config.default_agent or "",
-    )
-    confirmation_mode = _toggle(
-        config,
-        "(Step 5/6) Confirmation Mode (CTRL-c to cancel):",
-        config.security.confirmation_mode,
-    )
-    condenser = _toggle(
-        config,
-        "(Step 6/6) Memory Condensation (CTRL-c to cancel):",
-        config.enable_default_condenser,
-    )
-    return _AdvancedAnswers(model, base_url, api_key, agent, confirmation_mode, condenser)
-
-
-def _apply_advanced_to_config(config: OpenHandsConfig, answers: _AdvancedAnswers) -> None:
-    llm = config.get_llm_config()
-    llm.model = answers.model
-    llm.base_url = answers.base_url
-    llm.api_key = _secret_or_none(answers.api_key)
-    config.set_llm_config(llm)
-    config.default_agent = answers.agent
-    config.security.confirmation_mode = answers.confirmation_mode
-    config.enable_default_condenser = answers.condenser
-    agent_config = config.get_agent_config(answers.agent)
-    if answers.condenser:
-        agent_config.condenser = CondenserPipelineConfig(
-            type="pipeline",
-            condensers=[
-                ConversationWindowCondenserConfig(type="conversation_window"),
-                LLMSummarizingCondenserConfig(
-                    llm_config=llm, type="llm", keep_first=4, max_size=120
-                ),
-            ],
-        )
-    else:
-        agent_config.condenser = ConversationWindowCondenserConfig(type="conversation_window")
-    config.set_agent_config(agent_config, answers.agent)
-
-
-async def modify_llm_settings_advanced(
-    config: OpenHandsConfig, settings_store: SettingsStore
-) -> None:
-    """Custom model, base URL, key, agent, confirmation mode, condenser (cli.md §4.3)."""
-    session = _new_session()
-    try:
-        answers = await _ask_advanced(config, session)
-    except _CANCELLED:
-        return
-    if not save_settings_confirmation(config):
-        return
-
-    _apply_advanced_to_config(config, answers)
-    settings = await _load_settings(settings_store)
-    settings.llm_model = answers.model
-    settings.llm_api_key = _secret_or_none(answers.api_key)
-    settings.llm_base_url = answers.base_url
-    settings.agent = answers.agent
-    settings.confirmation_mode = answers.confirmation_mode
-    settings.enable_default_condenser = answers.condenser
     await settings_store.store(settings)
 
 
@@ -566,15 +464,15 @@ async def modify_search_api_settings(
     config: OpenHandsConfig, settings_store: SettingsStore
 ) -> None:
     """Set, remove or keep the Tavily search key (cli.md §4.4)."""
-    session = _new_session()
+    session = new_prompt_session()
     try:
         search_key = await _ask_search_key(config, session)
-    except _CANCELLED:
+    except CANCELLED:
         return
     if search_key is None or not save_settings_confirmation(config):
         return
 
-    config.search_api_key = _secret_or_none(search_key)
-    settings = await _load_settings(settings_store)
-    settings.search_api_key = _secret_or_none(search_key)
+    config.search_api_key = secret_or_none(search_key)
+    settings = await load_settings(settings_store)
+    settings.search_api_key = secret_or_none(search_key)
     await settings_store.store(settings)

@@ -27,14 +27,10 @@ import threading
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any, Final
 
-from litellm.exceptions import BadRequestError, ContextWindowExceededError
-from openai import OpenAIError
-
 from openhands.controller import policies
 from openhands.controller.agent import Agent
 from openhands.controller.error_policy import (
     RECOVERABLE_AGENT_ERRORS,
-    is_context_window_error,
     react_to_exception,
     reportable_exception,
 )
@@ -42,11 +38,7 @@ from openhands.controller.replay import ReplayManager
 from openhands.controller.state.state import State
 from openhands.controller.state.state_tracker import DELEGATE_SUFFIX, StateTracker
 from openhands.controller.stuck import StuckDetector
-from openhands.core.exceptions import (
-    AgentStuckInLoopError,
-    LLMContextWindowExceedError,
-    LLMNoActionError,
-)
+from openhands.core.exceptions import AgentStuckInLoopError, LLMNoActionError
 from openhands.core.logger import openhands_logger as logger
 from openhands.core.schema import AgentState
 from openhands.events.action import (
@@ -72,16 +64,15 @@ from openhands.events.observation import (
     UserRejectObservation,
 )
 from openhands.events.stream import EventStream, EventStreamSubscriber
+from openhands.llm.provider_errors import context_window_error
+from openhands.runtime.runtime_status import StatusCallback
 from openhands.utils.sync_bridge import run_coroutine_blocking
 
 if TYPE_CHECKING:
     from openhands.core.config import AgentConfig, LLMConfig
     from openhands.llm.conversation_stats import ConversationStats
-    from openhands.runtime.runtime_status import RuntimeStatus
     from openhands.security.analyzer import SecurityAnalyzer
     from openhands.storage.files import FileStore
-
-StatusCallback = Callable[[str, "RuntimeStatus", str], None]
 
 USER_REJECTED_MESSAGE = "Action has been rejected by the user! Waiting for further user input."
 TRAFFIC_CONTROL_REMINDER = (
@@ -500,11 +491,13 @@ class AgentController:
             # The agent sees what went wrong; that observation makes it step again.
             self.event_stream.add_event(ErrorObservation(str(agent_error)), EventSource.AGENT)
             return None
-        except (ContextWindowExceededError, BadRequestError, OpenAIError) as llm_error:
-            if not is_context_window_error(llm_error):
+        except Exception as step_error:
+            # The provider's own words for "the prompt is too long", as the shared type.
+            too_long = context_window_error(step_error)
+            if too_long is None:
                 raise
             if not self.agent.config.enable_history_truncation:
-                raise LLMContextWindowExceedError() from llm_error
+                raise too_long from step_error
             self.event_stream.add_event(CondensationRequestAction(), EventSource.AGENT)
             return None
         action.source = EventSource.AGENT

@@ -5,27 +5,14 @@ Three pure decisions:
 - :func:`reportable_exception`: which exceptions reach the user as they are, and which
   are replaced by a generic "unexpected error" (their text may be unhelpful or leak);
 - :func:`react_to_exception`: the agent state, RuntimeStatus and ``last_error`` for it.
-The checks are ``isinstance`` tests against LiteLLM's own exception classes, in table order.
+
+What a provider's exception means is decided in ``openhands.llm.provider_errors`` (the one
+place that knows LiteLLM's classes and messages); these decisions act on its answer.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-from litellm.exceptions import (
-    APIConnectionError,
-    APIError,
-    AuthenticationError,
-    BadRequestError,
-    ContentPolicyViolationError,
-    ContextWindowExceededError,
-    InternalServerError,
-    NotFoundError,
-    RateLimitError,
-    ServiceUnavailableError,
-    Timeout,
-)
-from openai import OpenAIError
 
 from openhands.core.exceptions import (
     FunctionCallNotExistsError,
@@ -36,6 +23,11 @@ from openhands.core.exceptions import (
     LLMResponseError,
 )
 from openhands.core.schema import AgentState
+from openhands.llm.provider_errors import (
+    ProviderErrorKind,
+    context_window_error,
+    provider_error_kind,
+)
 from openhands.runtime.runtime_status import RuntimeStatus
 
 # Errors in what the LLM produced: shown to the agent as an ErrorObservation, then it retries.
@@ -47,32 +39,14 @@ RECOVERABLE_AGENT_ERRORS: tuple[type[Exception], ...] = (
     FunctionCallNotExistsError,
 )
 
-# Phrases providers use when the prompt is longer than the model's context window.
-_CONTEXT_WINDOW_PHRASES = (
-    "contextwindowexceedederror",
-    "prompt is too long",
-    "input length and `max_tokens` exceed context limit",
-    "please reduce the length of either one",
-    "the request exceeds the available context size",
-    "context length exceeded",
-)
-
-# Passed to the user as they are; anything else becomes a generic RuntimeError.
-# (The reference omits ServiceUnavailableError and APIConnectionError here, which made
-# their row of the status table unreachable.)
-_REPORTABLE: tuple[type[Exception], ...] = (
-    Timeout,
-    APIError,
-    APIConnectionError,
-    ServiceUnavailableError,
-    BadRequestError,
-    NotFoundError,
-    InternalServerError,
-    AuthenticationError,
-    RateLimitError,
-    ContentPolicyViolationError,
-    LLMContextWindowExceedError,
-)
+# The status each provider failure is reported with; the others report plain ERROR.
+_PROVIDER_STATUS: dict[ProviderErrorKind, RuntimeStatus] = {
+    ProviderErrorKind.AUTHENTICATION: RuntimeStatus.ERROR_LLM_AUTHENTICATION,
+    ProviderErrorKind.SERVICE_UNAVAILABLE: RuntimeStatus.ERROR_LLM_SERVICE_UNAVAILABLE,
+    ProviderErrorKind.INTERNAL_SERVER_ERROR: RuntimeStatus.ERROR_LLM_INTERNAL_SERVER_ERROR,
+    ProviderErrorKind.OUT_OF_CREDITS: RuntimeStatus.ERROR_LLM_OUT_OF_CREDITS,
+    ProviderErrorKind.CONTENT_POLICY: RuntimeStatus.ERROR_LLM_CONTENT_POLICY_VIOLATION,
+}
 
 UNEXPECTED_ERROR_MESSAGE = (
     "There was an unexpected error while running the agent: {name}. "
@@ -81,18 +55,13 @@ UNEXPECTED_ERROR_MESSAGE = (
 
 
 def is_context_window_error(exc: BaseException) -> bool:
-    if isinstance(exc, ContextWindowExceededError):
-        return True
-    if not isinstance(exc, BadRequestError | OpenAIError):
-        return False
-    text = str(exc).lower()
-    if any(phrase in text for phrase in _CONTEXT_WINDOW_PHRASES):
-        return True
-    return "sambanovaexception" in text and "maximum context length" in text
+    return context_window_error(exc) is not None
 
 
 def reportable_exception(exc: Exception) -> Exception:
-    if isinstance(exc, _REPORTABLE):
+    """``exc`` itself when its text is fit for the user (a provider failure, or the context
+    window error); otherwise a generic error that names only its type."""
+    if provider_error_kind(exc) is not None or isinstance(exc, LLMContextWindowExceedError):
         return exc
     return RuntimeError(UNEXPECTED_ERROR_MESSAGE.format(name=type(exc).__name__))
 
@@ -121,30 +90,16 @@ def react_to_exception(exc: BaseException, has_status_callback: bool) -> ErrorRe
     last_error = format_last_error(exc)
     if not has_status_callback:
         return ErrorReaction(AgentState.ERROR, last_error)
-    if isinstance(exc, RateLimitError):
+    kind = provider_error_kind(exc)
+    if kind is ProviderErrorKind.RATE_LIMIT:
         if retries_exhausted(exc):
             return ErrorReaction(
                 AgentState.ERROR, RuntimeStatus.AGENT_RATE_LIMITED_STOPPED_MESSAGE.value
             )
         return ErrorReaction(AgentState.RATE_LIMITED, last_error)
-    status = _status_for(exc)
+    status = (
+        RuntimeStatus.ERROR if kind is None else _PROVIDER_STATUS.get(kind, RuntimeStatus.ERROR)
+    )
     if status == RuntimeStatus.ERROR:
         return ErrorReaction(AgentState.ERROR, last_error, status)
     return ErrorReaction(AgentState.ERROR, status.value, status)
-
-
-def _status_for(exc: BaseException) -> RuntimeStatus:
-    text = str(exc)
-    if isinstance(exc, AuthenticationError):
-        return RuntimeStatus.ERROR_LLM_AUTHENTICATION
-    if isinstance(exc, ServiceUnavailableError | APIConnectionError | APIError):
-        return RuntimeStatus.ERROR_LLM_SERVICE_UNAVAILABLE
-    if isinstance(exc, InternalServerError):
-        return RuntimeStatus.ERROR_LLM_INTERNAL_SERVER_ERROR
-    if isinstance(exc, BadRequestError) and "ExceededBudget" in text:
-        return RuntimeStatus.ERROR_LLM_OUT_OF_CREDITS
-    if isinstance(exc, ContentPolicyViolationError) or (
-        isinstance(exc, BadRequestError) and "ContentPolicyViolationError" in text
-    ):
-        return RuntimeStatus.ERROR_LLM_CONTENT_POLICY_VIOLATION
-    return RuntimeStatus.ERROR

@@ -14,12 +14,20 @@ import json
 import os
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from openhands.controller.replay import ReplayManager, load_replay_log
 from openhands.controller.state.state import State
+from openhands.core.assembly import (
+    AssemblyOptions,
+    AssemblySteps,
+    ConversationParts,
+    assemble_conversation,
+    wait_for_end_state,
+)
 from openhands.core.config import OpenHandsConfig, parse_arguments, setup_config_from_args
 from openhands.core.config.arg_utils import openhands_version
 from openhands.core.config.mcp_config import OpenHandsMCPConfigImpl
@@ -49,7 +57,7 @@ from openhands.utils.async_utils import call_async_from_sync
 
 if TYPE_CHECKING:
     from openhands.controller.agent_controller import AgentController
-    from openhands.runtime.runtime_status import RuntimeStatus
+    from openhands.runtime.runtime_status import RuntimeStatus, StatusCallback
 
 # The module-level names of the reference's ``openhands.core.main`` that scripts import or
 # patch, besides what is defined here.
@@ -88,8 +96,6 @@ __all__ = [
     "run_controller",
     "setup_config_from_args",
 ]
-
-StatusCallback = Callable[[str, "RuntimeStatus", str], None]
 
 END_STATES = (
     AgentState.FINISHED,
@@ -204,132 +210,112 @@ async def run_controller(
 
     given_stream = runtime.event_stream if runtime is not None else None
     sid = sid or (given_stream.sid if given_stream is not None else generate_sid(config))
-    # The same builder the server uses, so the two assemble a conversation alike. With a
-    # given runtime its stream (and the stream's file store) hold the conversation.
-    builder = ConversationBuilder(
-        config, sid, event_stream=given_stream, headless_mode=headless_mode
-    )
-    registry, _ = builder.build_llm_registry()
-    # Through this module's ``create_agent`` (the reference's name here, which evaluation
-    # harnesses replace to run their own agent); it builds what ``build_agent`` builds.
-    builder.agent = create_agent(config, registry)
-
-    owns_runtime = runtime is None
-    if runtime is None:
-        # The environment's GITHUB_TOKEN & co., as the reference's headless run: the sandbox
-        # gets them and the selected repository is cloned with them.
-        runtime = builder.build_runtime(git_provider_tokens=get_provider_tokens())
-    else:
-        builder.runtime = runtime
     # What the caller's runtime and memory reported to before this run, given back after it.
     runtime_callback: StatusCallback | None = getattr(runtime, "status_callback", None)
     memory_callback: StatusCallback | None = getattr(memory, "status_callback", None)
-    try:
-        repo_directory = None
-        if owns_runtime:
-            await runtime.connect()
-            repo_directory = await asyncio.to_thread(
-                builder.initialize_repository, config.sandbox.selected_repo
-            )
-        if memory is None:
-            builder.memory = await asyncio.to_thread(
-                partial(
-                    builder.build_memory,
-                    selected_repository=config.sandbox.selected_repo,
-                    repo_directory=repo_directory,
-                    conversation_instructions=conversation_instructions,
-                    working_dir=str(runtime.workspace_root),
-                )
-            )
-        else:
-            builder.memory = memory
-        return await _run_to_end_state(
-            builder,
-            runtime,
-            builder.memory,
-            initial_user_action,
-            replay_events,
-            lambda state: _user_reply(state, exit_on_message, fake_user_response_fn),
-        )
-    finally:
-        event_stream = runtime.event_stream
-        if owns_runtime:
-            runtime.close()
-            event_stream.close()
-        else:
-            # The stream stays open for the caller: take this run's listeners off it, and
-            # stop routing the runtime's reports to a controller that has finished.
+    reply = partial(_user_reply, exit_on_message=exit_on_message, fake=fake_user_response_fn)
+    start = _HeadlessStart(sid, reply)
+    options = AssemblyOptions(
+        runtime=runtime,
+        memory=memory,
+        headless_mode=headless_mode,
+        # The environment's GITHUB_TOKEN & co. (``git_provider_tokens`` None), as the
+        # reference's headless run: the sandbox gets them and the repository is cloned.
+        selected_repository=config.sandbox.selected_repo,
+        conversation_instructions=conversation_instructions,
+        replay_events=replay_events,
+        initial_user_action=(
+            None if isinstance(initial_user_action, NullAction) else initial_user_action
+        ),
+        resume_after_error=MessageAction(RESUME_AFTER_ERROR_MESSAGE),
+        before_start=start.install,
+        steps=_HeadlessSteps(),
+    )
+
+    def give_callbacks_back() -> None:
+        # Stop routing the caller's parts' reports to a controller that has finished.
+        if runtime is not None:
             runtime.status_callback = runtime_callback
-            if memory is None and builder.memory is not None:
-                event_stream.unsubscribe(EventStreamSubscriber.MEMORY, builder.memory.sid)
         if memory is not None:
             memory.status_callback = memory_callback
-        await builder.close_security_analyzer()
 
-
-def _user_reply(
-    state: State, exit_on_message: bool, fake_user_response_fn: FakeUserResponse | None
-) -> str:
-    """What the (absent) user answers when the agent waits for input."""
-    if exit_on_message:
-        return "/exit"
-    if fake_user_response_fn is not None:
-        return fake_user_response_fn(state)
-    return input("Request user input >> ")
-
-
-async def _run_to_end_state(
-    builder: ConversationBuilder,
-    runtime: Runtime,
-    memory: Memory,
-    initial_user_action: Action,
-    replay_events: list[Event] | None,
-    user_reply: Callable[[State], str],
-) -> State:
-    """Build the controller over ``runtime`` and ``memory``, start the conversation and wait
-    for an end state; then save the state and the trajectory and close the controller."""
-    config, sid = builder.config, builder.sid
-    event_stream = runtime.event_stream
-    await builder.add_mcp_tools()
-
-    builder.build_security_analyzer()
-    # The controller of a headless run is always headless (agent.md §9.5), whatever the
-    # runtime was told.
-    builder.headless_mode = True
-    controller = builder.build_controller(replay_events)
-    initial_state = builder.initial_state
-    install_status_callback(controller, runtime, memory)
-
-    if initial_state is not None and initial_state.last_error:
-        event_stream.add_event(MessageAction(RESUME_AFTER_ERROR_MESSAGE), EventSource.USER)
-    elif not isinstance(initial_user_action, NullAction):
-        event_stream.add_event(initial_user_action, EventSource.USER)
-
-    def on_event(event: Event) -> None:
-        if not isinstance(event, AgentStateChangedObservation):
-            return
-        if event.agent_state != AgentState.AWAITING_USER_INPUT.value:
-            return
-        event_stream.add_event(MessageAction(user_reply(controller.get_state())), EventSource.USER)
-
-    event_stream.subscribe(EventStreamSubscriber.MAIN, on_event, sid)
     try:
-        while controller.get_agent_state() not in END_STATES:
-            await asyncio.sleep(0.2)
+        parts = await assemble_conversation(config, sid, options)
+    except BaseException:
+        give_callbacks_back()
+        raise
+    try:
+        await wait_for_end_state(parts.controller, END_STATES)
     except asyncio.CancelledError:
         logger.info("Run cancelled")
         raise
     finally:
-        state = controller.get_state()
-        if config.file_store != "memory":
-            try:
-                controller.save_state()
-            except Exception as e:
-                logger.warning("Could not save the state of %s: %s", sid, e)
-        await controller.close(set_stop_state=False)
-        event_stream.unsubscribe(EventStreamSubscriber.MAIN, sid)
-        save_trajectory(config, sid, list(event_stream.search_events()))
+        state = parts.controller.get_state()
+        parts.event_stream.unsubscribe(EventStreamSubscriber.MAIN, sid)
+        if config.save_trajectory_path:
+            save_trajectory(config, sid, list(parts.event_stream.search_events()))
+        # The final state stays as it is (no STOPPED); an in-memory store keeps nothing.
+        await parts.close(save_state=config.file_store != "memory", stop_agent=False)
+        give_callbacks_back()
     return state
+
+
+class _HeadlessSteps(AssemblySteps):
+    """The headless entry's steps: the agent through this module's ``create_agent`` (the
+    reference's name here, which evaluation harnesses replace to run their own agent), the
+    memory's working directory the runtime's workspace, and a controller that is always
+    headless (agent.md §9.5), whatever the runtime was told."""
+
+    async def agent(self, draft: ConversationBuilder, options: AssemblyOptions) -> None:
+        registry = draft.llm_registry
+        assert registry is not None  # the registry step ran first
+        # Looked up at call time, so a replacement made after import is the one used.
+        make_agent = sys.modules[__name__].create_agent
+        draft.agent = await asyncio.to_thread(make_agent, draft.config, registry)
+
+    async def memory(
+        self, draft: ConversationBuilder, options: AssemblyOptions, repo_directory: str | None
+    ) -> None:
+        runtime = draft.runtime
+        assert runtime is not None  # the runtime step ran first
+        workspace = replace(options, working_dir=str(runtime.workspace_root))
+        await super().memory(draft, workspace, repo_directory)
+
+    async def controller(self, draft: ConversationBuilder, options: AssemblyOptions) -> None:
+        draft.headless_mode = True
+        await super().controller(draft, options)
+
+
+class _HeadlessStart:
+    """Installed right before the first action: errors end the run, and a question of the
+    agent is answered by the (absent) user."""
+
+    def __init__(self, sid: str, reply: Callable[[State], str]) -> None:
+        self.sid = sid
+        self.reply = reply
+
+    def install(self, parts: ConversationParts) -> None:
+        controller, stream = parts.controller, parts.event_stream
+        install_status_callback(controller, parts.runtime, parts.memory)
+
+        def on_event(event: Event) -> None:
+            if not isinstance(event, AgentStateChangedObservation):
+                return
+            if event.agent_state != AgentState.AWAITING_USER_INPUT.value:
+                return
+            answer = self.reply(controller.get_state())
+            stream.add_event(MessageAction(answer), EventSource.USER)
+
+        stream.subscribe(EventStreamSubscriber.MAIN, on_event, self.sid)
+
+
+def _user_reply(state: State, *, exit_on_message: bool, fake: FakeUserResponse | None) -> str:
+    """What the (absent) user answers when the agent waits for input."""
+    if exit_on_message:
+        return "/exit"
+    if fake is not None:
+        return fake(state)
+    return input("Request user input >> ")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,10 +1,12 @@
-"""Factories that wire one conversation together (used by the headless entrypoint and the server).
+"""The steps that build one conversation's parts, and the reference's factories over them.
 
-``ConversationBuilder`` is the one assembly path: the server's AgentSession and the headless
-``run_controller`` both build a conversation's LLM registry and stats, agent, runtime,
-memory, security analyzer and controller through it, so the two cannot drift apart. The
-``create_*`` functions are the same steps for callers that want one part. Nothing here runs
-at import time.
+``ConversationBuilder`` holds one step per part (LLM registry and stats, agent, runtime,
+repository, memory, MCP tools, security analyzer, controller). The steps are run, in one
+order, by ``openhands.core.assembly.assemble_conversation``, which the web server, the
+terminal app and the headless entrypoint call. The ``create_*`` functions are the
+reference's public names for single steps (scripts and evaluation harnesses build a runtime
+with ``create_runtime``); they are thin callers of the same builder. Nothing here runs at
+import time.
 """
 
 from __future__ import annotations
@@ -60,9 +62,8 @@ def create_file_store(config: OpenHandsConfig) -> FileStore:
 class ConversationBuilder:
     """Builds the parts of one conversation, one step per method, keeping what it built.
 
-    Callers run the steps in order (registry, agent, runtime, then memory, analyzer and
-    controller) and may do their own work between them (the server reports status and sets
-    up the workspace). ``headless_mode`` is False for the web server.
+    ``assemble_conversation`` runs the steps in order on one builder (its draft);
+    ``headless_mode`` is False for the web server.
     """
 
     def __init__(

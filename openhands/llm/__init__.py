@@ -2,7 +2,8 @@
 
 Modules: ``llm`` (the LLM class), ``async_llm`` / ``streaming_llm`` (``AsyncLLM``,
 ``StreamingLLM``), ``debug_mixin`` (prompt/response logging), ``call_params`` (per-model call arguments), ``model_features``
-and ``model_info`` (capabilities and limits), ``retry_mixin`` (backoff), ``cost`` and
+and ``model_info`` (capabilities and limits), ``retry_mixin`` (backoff),
+``provider_errors`` (what a provider's exception means), ``cost`` and
 ``metrics`` (accounting), ``fn_call_converter`` / ``fn_call_prompt`` / ``fn_call_tags``
 (mock function calling), ``completion_log``, ``llm_registry`` (one LLM per service),
 ``router/`` (model routing), ``conversation_stats`` (per-service metrics on disk).

@@ -30,7 +30,7 @@ from openhands.microagent.microagent import (
     RepoMicroagent,
     load_microagents_from_dir,
 )
-from openhands.runtime.runtime_status import RuntimeStatus
+from openhands.runtime.runtime_status import RuntimeStatus, StatusCallback
 from openhands.utils.prompt import ConversationInstructions, RepositoryInfo, RuntimeInfo
 
 GLOBAL_MICROAGENTS_DIR = Path(__file__).resolve().parents[2] / "microagents"
@@ -38,8 +38,6 @@ USER_MICROAGENTS_DIR = Path(os.path.expanduser("~")) / ".openhands" / "microagen
 
 WORKSPACE_CONTEXT_CONTENT = "Added workspace context"
 KNOWLEDGE_CONTENT = "Retrieved knowledge from microagents"
-
-StatusCallback = Callable[[str, Any, str], None]
 
 
 class _FromModule:

@@ -67,7 +67,7 @@ from openhands.runtime.org_microagents import (
     load_org_microagents,
 )
 from openhands.runtime.plugins.requirement import PluginRequirement
-from openhands.runtime.runtime_status import RuntimeStatus
+from openhands.runtime.runtime_status import RuntimeStatus, StatusCallback
 from openhands.runtime.utils.git_handler import GitHandler
 from openhands.runtime.workspace_setup import WorkspaceGit, run_hidden
 from openhands.storage.locations import get_conversation_dir
@@ -78,7 +78,6 @@ if TYPE_CHECKING:
     from openhands.llm.llm_registry import LLMRegistry
     from openhands.microagent.microagent import BaseMicroagent
 
-StatusCallback = Callable[[str, RuntimeStatus, str], None]
 # A plugin the sandbox should start: a requirement, or just its name (e.g. "vscode").
 Plugin = PluginRequirement | str
 

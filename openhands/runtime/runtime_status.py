@@ -1,3 +1,6 @@
+"""The status ids a conversation reports (runtime.md, server-api.md) and how they are reported."""
+
+from collections.abc import Callable
 from enum import Enum
 
 
@@ -26,3 +29,8 @@ class RuntimeStatus(str, Enum):
     GIT_PROVIDER_AUTHENTICATION_ERROR = "STATUS$GIT_PROVIDER_AUTHENTICATION_ERROR"
     LLM_RETRY = "STATUS$LLM_RETRY"
     ERROR_MEMORY = "STATUS$ERROR_MEMORY"
+
+
+# How the runtime, memory and controller report a status: ``(level, status, message)``,
+# level "info" or "error". The one declaration; every layer above imports it from here.
+StatusCallback = Callable[[str, RuntimeStatus, str], None]

@@ -3,8 +3,9 @@
 ``create_app(config=None)`` builds the app cheaply: middleware, routers, the SPA mount and
 the Socket.IO handlers. Services (file store, conversation manager, user auth) are built in
 the lifespan, so tests can vary the config and nothing heavy happens at import time. The
-lifespan loads the server config's extension points (store classes, conversation manager,
-monitoring listener, user auth) with ``get_impl``.
+lifespan builds them with ``composition.build_services`` (the server config's extension
+points) and keeps them on ``app.state.services``, where requests, socket handlers, the
+`/mcp` endpoint and middleware find them.
 
 Reference names: ``app`` (this process's app, built by ``create_app()`` on first access and
 then kept; ``openhands.server.listen.base_app`` is the same object), ``mcp_app`` (its
@@ -28,15 +29,19 @@ from fastapi.responses import JSONResponse
 
 from openhands.controller.agent import register_custom_agents
 from openhands.core.config import OpenHandsConfig
-from openhands.server import errors, socket_json
+from openhands.server import errors
 from openhands.server.app_services import (
-    AppServices,
     load_app_config,
     pop_running,
     push_running,
+    retire_adapter_objects,
 )
 from openhands.server.cluster_forwarding import ConversationForwardingMiddleware
-from openhands.server.conversation_manager.conversation_manager import ConversationManager
+from openhands.server.composition import (
+    ManagerFactory,
+    build_services,
+    create_sio,
+)
 from openhands.server.docker_sandboxes import (
     close_docker_sandboxes,
     start_docker_sandboxes,
@@ -56,7 +61,6 @@ from openhands.server.middleware import (
     RateLimitMiddleware,
     SandboxOriginMiddleware,
 )
-from openhands.server.monitoring import MonitoringListener
 from openhands.server.routes.conversation import conversation_api_router
 from openhands.server.routes.feedback import feedback_api_router
 from openhands.server.routes.files import files_api_router
@@ -69,30 +73,17 @@ from openhands.server.routes.secrets import app as secrets_router
 from openhands.server.routes.security import security_api_router
 from openhands.server.routes.settings import settings_router
 from openhands.server.routes.trajectory import trajectory_router
+from openhands.server.routes.vscode_image import vscode_image_router
 from openhands.server.server_config import (
-    DEFAULT_CONVERSATION_STORE,
     ServerConfig,
     load_server_config,
 )
 from openhands.server.static import frontend_app
 from openhands.server.types import AppMode
-from openhands.server.user_auth.request_auth import user_auth_factory
-from openhands.storage.conversation.conversation_store import ConversationStore
-from openhands.storage.factory import get_file_store_from_config
-from openhands.storage.files import FileStore
-from openhands.storage.secrets.secrets_store import SecretsStore
-from openhands.storage.settings.settings_store import SettingsStore
-from openhands.utils.import_utils import get_impl
 
 logger = logging.getLogger(__name__)
 
 VERSION = "0.59.0"
-# Builds the conversation manager instead of the `conversation_manager_class` extension
-# point (tests: a manager over fake agent sessions); the arguments of `get_instance`.
-ManagerFactory = Callable[
-    [socketio.AsyncServer, OpenHandsConfig, FileStore, ServerConfig, MonitoringListener],
-    ConversationManager,
-]
 Lifespan = Callable[[FastAPI], AbstractAsyncContextManager[None]]
 
 
@@ -115,68 +106,6 @@ async def authentication_error_handler(request: Request, exc: Exception) -> JSON
     ``errors.ERROR_TABLE``; this is the reference's name for that answer."""
     error = errors.provider_failure(exc)
     return JSONResponse(status_code=error.status_code, content=error.body())
-
-
-async def build_services(
-    app_config: OpenHandsConfig,
-    server: ServerConfig,
-    sio: socketio.AsyncServer,
-    manager_factory: ManagerFactory | None = None,
-) -> AppServices:
-    """The app's services, the extension points of ``server`` loaded with ``get_impl``."""
-    file_store = get_file_store_from_config(app_config)
-    listener_cls = get_impl(MonitoringListener, server.monitoring_listener_class)
-    monitoring_listener = listener_cls.get_instance(app_config)
-    if manager_factory is None:
-        manager_cls = get_impl(ConversationManager, server.conversation_manager_class)  # type: ignore[type-abstract]
-        manager = manager_cls.get_instance(sio, app_config, file_store, server, monitoring_listener)
-    else:
-        manager = manager_factory(sio, app_config, file_store, server, monitoring_listener)
-    settings_store_cls = get_impl(SettingsStore, server.settings_store_class)  # type: ignore[type-abstract]
-    secrets_store_cls = get_impl(SecretsStore, server.secret_store_class)  # type: ignore[type-abstract]
-    conversation_store = None
-    if server.conversation_store_class != DEFAULT_CONVERSATION_STORE:
-        store_cls = get_impl(ConversationStore, server.conversation_store_class)  # type: ignore[type-abstract]
-        conversation_store = await store_cls.get_instance(app_config, None)
-        # Running conversations keep their metadata (title, cost, last update) in the same
-        # store the routes read, not in metadata.json beside the events.
-        from openhands.server.conversation_manager.standalone_conversation_manager import (
-            StandaloneConversationManager,
-        )
-
-        if isinstance(manager, StandaloneConversationManager):
-            manager.conversation_store = conversation_store
-    return AppServices(
-        config=app_config,
-        server_config=server,
-        file_store=file_store,
-        sio=sio,
-        conversation_manager=manager,
-        user_auth_factory=user_auth_factory(
-            app_config, server, settings_store_cls, secrets_store_cls
-        ),
-        monitoring_listener=monitoring_listener,
-        settings_store_cls=settings_store_cls,
-        secrets_store_cls=secrets_store_cls,
-        custom_conversation_store=conversation_store,
-    )
-
-
-def create_sio(server_config: ServerConfig) -> socketio.AsyncServer:
-    client_manager = None
-    redis_host = os.environ.get("REDIS_HOST")
-    if redis_host:
-        # Emits reach the sockets of every node (the password never enters a URL).
-        from openhands.server.redis_socket_manager import RedisSocketManager
-
-        client_manager = RedisSocketManager(redis_host, os.environ.get("REDIS_PASSWORD") or None)
-    return socketio.AsyncServer(
-        async_mode="asgi",
-        cors_allowed_origins="*",
-        max_http_buffer_size=server_config.max_upload_bytes,
-        client_manager=client_manager,
-        json=socket_json,
-    )
 
 
 def _widen_default_executor(config: OpenHandsConfig) -> None:
@@ -216,6 +145,9 @@ def create_app(
         # `/api/options/agents` lists the registered agents, the config's custom ones too.
         register_custom_agents(app_config)
         _widen_default_executor(app_config)
+        # One manager per process: what the compatibility adapter built while no app ran
+        # goes (or, when conversations run on it, the start is refused).
+        await retire_adapter_objects()
         services = await build_services(app_config, server, sio, manager_factory)
         manager = services.conversation_manager
         app.state.services = services
@@ -296,6 +228,7 @@ def create_app(
         settings_router,
         secrets_router,
         trajectory_router,
+        vscode_image_router,
     ):
         app.include_router(router)
     if server.app_mode == AppMode.OSS:

@@ -9,7 +9,7 @@ from typing import Annotated
 from fastapi import Depends, Header, Path, Request
 
 from openhands.integrations.provider import ProviderToken, ProviderType
-from openhands.server.app_services import AppServices, running_services
+from openhands.server.app_services import AppServices, services_of
 from openhands.server.errors import ConversationNotFoundError, NotAuthenticatedError
 from openhands.server.services.conversation_ids import check_conversation_id
 from openhands.server.services.conversation_service import ConversationService
@@ -28,29 +28,9 @@ SESSION_API_KEY_HEADER = "X-Session-API-Key"
 _SESSION_API_KEY: str | None = os.environ.get("SESSION_API_KEY") or None
 
 
-_process_services: list[AppServices] = []
-
-
 async def get_services(request: Request) -> AppServices:
-    """The services of the app serving ``request``. A router mounted in an app that did
-    not build services (the reference's routers are plain module-level routers) gets the
-    app running in this process, else one process-wide set built on first use from
-    ``config.toml`` + environment (``openhands.server.shared``). The guards of each router
-    (session key, caller) apply the same either way."""
-    services: AppServices | None = getattr(request.app.state, "services", None)
-    if services is not None:
-        return services
-    running = running_services()
-    if running is not None:
-        return running
-    if not _process_services:
-        from openhands.server import shared
-        from openhands.server.app import build_services
-
-        built = await build_services(shared.config, shared.server_config, shared.sio)
-        if not _process_services:
-            _process_services.append(built)
-    return _process_services[0]
+    """The services of the app serving ``request`` (``app_services.services_of``)."""
+    return await services_of(request.app)
 
 
 Services = Annotated[AppServices, Depends(get_services)]

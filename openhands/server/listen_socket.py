@@ -21,6 +21,7 @@ from openhands.server.services.conversation_ids import check_conversation_id
 from openhands.server.services.conversation_service import ConversationService
 from openhands.server.session.delivery import OH_EVENT
 from openhands.server.session.user_actions import InvalidUserActionError
+from openhands.server.shared import module_getattr
 
 logger = logging.getLogger(__name__)
 
@@ -76,13 +77,9 @@ if TYPE_CHECKING:  # served by __getattr__
     conversation_manager: ConversationManager
 
 
-def __getattr__(name: str) -> Any:
-    """``conversation_manager``: the manager of this process (``openhands.server.shared``)."""
-    if name == "conversation_manager":
-        from openhands.server import shared
-
-        return shared.conversation_manager
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# ``conversation_manager``: the manager of this process, for the reference's module-level
+# handlers below (the compatibility adapter's; the app's handlers use their own app's).
+__getattr__ = module_getattr(__name__, ("conversation_manager",))
 
 
 async def oh_user_action(connection_id: str, data: dict[str, Any]) -> None:

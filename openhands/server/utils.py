@@ -4,11 +4,12 @@
   returns the id or raises ``InvalidConversationIdError``, which is an ``HTTPException``
   (400, ``detail`` = the reason) as well as the project's own error;
 - ``generate_unique_conversation_id`` is the one of ``services/conversation_ids.py``;
-- ``get_conversation_store(request)``: the store of the app serving the request (else
-  ``ConversationStoreImpl`` of ``openhands.server.shared``);
+- ``get_conversation_store(request)``: the store of the app serving the request
+  (``app_services.services_of``);
 - ``get_conversation_metadata(conversation_id, store)``: the metadata, or
   ``HTTPException`` 404;
-- ``get_conversation(conversation_id, user_id)``: the metadata in the running app's store;
+- ``get_conversation(conversation_id, user_id)``: the metadata in this process's store
+  (``shared.process_services()``: the running app's, else the adapter's);
   404 when missing, 403 when another user owns it.
 """
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 from fastapi import HTTPException, Request
 
+from openhands.server.app_services import services_of
 from openhands.server.services.conversation_ids import (
     check_conversation_id as validate_conversation_id,
 )
@@ -32,23 +34,15 @@ __all__ = [
 ]
 
 
-async def _shared_store(user_id: str | None) -> ConversationStore:
+async def _process_store() -> ConversationStore:
+    # ``get_conversation`` names no request: this process's store (the adapter's lookup).
     from openhands.server import shared
-    from openhands.server.app_services import running_services
 
-    services = running_services()
-    if services is not None:
-        return services.conversation_store
-    return await shared.ConversationStoreImpl.get_instance(shared.config, user_id)  # type: ignore[no-any-return]
+    return (await shared.process_services()).conversation_store
 
 
 async def get_conversation_store(request: Request) -> ConversationStore:
-    services = getattr(getattr(request.scope.get("app"), "state", None), "services", None)
-    if services is not None:
-        return services.conversation_store  # type: ignore[no-any-return]
-    from openhands.server.user_auth.request_auth import get_user_id
-
-    return await _shared_store(await get_user_id(request))
+    return (await services_of(request.scope.get("app"))).conversation_store
 
 
 async def get_conversation_metadata(
@@ -64,7 +58,7 @@ async def get_conversation_metadata(
 
 async def get_conversation(conversation_id: str, user_id: str | None) -> ConversationMetadata:
     validate_conversation_id(conversation_id)
-    metadata = await get_conversation_metadata(conversation_id, await _shared_store(user_id))
+    metadata = await get_conversation_metadata(conversation_id, await _process_store())
     if user_id is not None and metadata.user_id != user_id:
         raise HTTPException(status_code=403, detail="Permission denied")
     return metadata

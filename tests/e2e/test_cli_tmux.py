@@ -92,6 +92,13 @@ WELCOME_AFTER_AUTH_ERROR = re.compile(
     r"Authentication error with the LLM provider\. Please check your API key\.\s+"
     r"Type /help for help"
 )
+# What must never reach the screen: per-step debug lines (0.59 printed the controller's
+# "LEVEL 0 LOCAL STEP 3 GLOBAL STEP 3" there; a bare "step 3" line alike) and log records
+# (a level name, or the "file.py:line" of the logging call).
+DEBUG_OUTPUT = re.compile(
+    r"\b(?:LOCAL|GLOBAL) STEP \d+|^\s*(?i:step) \d+\s*$|\b(?:WARNING|INFO|DEBUG)\b|\w\.py:\d+",
+    re.MULTILINE,
+)
 ALIAS_OFFER_OR_TRUST = re.compile(r"Set up shell aliases\?|Do you trust the files in this folder\?")
 
 
@@ -409,6 +416,22 @@ sys.exit(index + 3)
 """
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        "LEVEL 0 LOCAL STEP 3 GLOBAL STEP 3",
+        "step 12",
+        "2026-01-01 10:00:00,000 - WARNING - openhands:cli_runtime.py:118 - no sandbox",
+        "DEBUG:openhands:agent_controller.py:851 stepping",
+    ],
+)
+def test_the_debug_output_pattern_catches_what_0_59_printed(line: str) -> None:
+    # The journeys' "no debug output" checks are only as good as this pattern; what the
+    # scripted agent and the app legitimately print must not match it.
+    assert DEBUG_OUTPUT.search(f"Agent running...\n{line}\nTask completed...")
+    assert not DEBUG_OUTPUT.search("Step 3 finished; its output began with: 42\n$ step 12 done")
+
+
 def test_terminal_driver_on_a_tiny_program(tmp_path: Path) -> None:
     program = tmp_path / "tiny.py"
     program.write_text(TINY_PROGRAM)
@@ -625,6 +648,8 @@ def test_task_runs_a_file_and_each_confirmation_choice(world: CliWorld) -> None:
     command_output(term, "high-risk-three")
     agent_waits(term)
     assert "Choose an option:" not in term.since(asked_at), "'Always' still asked"
+    # Eight agent steps, and not one debug or log line between the panels.
+    assert not DEBUG_OUTPUT.search(term.screen()), term.tail()
 
     exit_with_summary(term, sid)
 

@@ -35,12 +35,32 @@ LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", "[::1]"}
 def e2e_server(
     frontend_build: Path, scripted_llm: ScriptedLLMServer, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[E2EServer]:
-    """Overrides the suite's server: this one builds sandboxes with VS Code."""
+    """Overrides the suite's server: this one builds sandboxes with VS Code (the rest of
+    the suite runs with SANDBOX_ENABLE_VSCODE=false, tests/conftest.py). VS Code's image
+    variant builds in the background while conversations start without it: the server is
+    handed over once the variant is ready, so the conversation below has VS Code."""
     home = tmp_path_factory.mktemp("e2e-vscode-server")
-    with running_server(
-        home, frontend_build, scripted_llm.base_url, "enable_vscode = true\n"
-    ) as server:
-        yield server
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("SANDBOX_ENABLE_VSCODE", "true")
+        with running_server(
+            home, frontend_build, scripted_llm.base_url, "enable_vscode = true\n"
+        ) as server:
+            _wait_vscode_image(server)
+            yield server
+
+
+def _wait_vscode_image(server: E2EServer) -> None:
+    deadline = time.monotonic() + VSCODE_BUILD_S
+    status: dict[str, object] = {}
+    while time.monotonic() < deadline:
+        response = server.api.get("/api/options/vscode-image")
+        assert response.status_code == 200, response.text
+        status = response.json()
+        assert status["enabled"] is True and status["state"] != "failed", status
+        if status["state"] == "ready":
+            return
+        time.sleep(1)  # polling the build's status, not synchronising
+    raise AssertionError(f"the VS Code image was not built in time: {status}")
 
 
 def test_vscode_tab_shows_the_file_the_agent_created(

@@ -103,6 +103,12 @@ FLOORS = (
         "everything it assembles.",
     ),
     Floor(
+        "one assembly",
+        ("openhands.core.assembly",),
+        "assemble_conversation: the builder's steps in one order, the parts as one immutable "
+        "set, and the wait for an end state; every entry point calls it.",
+    ),
+    Floor(
         "resolver",
         ("openhands.resolver",),
         "The issue resolver's provider handlers, templates, patching and send_pull_request: "

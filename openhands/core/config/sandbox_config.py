@@ -62,9 +62,10 @@ class SandboxConfig(BaseModel):
     trusted_dirs: list[str] = Field(default_factory=list)
     vscode_port: int | None = Field(default=None)
     enable_vscode: bool = Field(
-        default=False,
-        description="Build the sandbox image with code-server (from the npm registry) and "
-        "start VS Code in UI sessions; off keeps the default image small.",
+        default=True,
+        description="VS Code (code-server from the npm registry) in the Docker sandboxes of "
+        "UI sessions. Its image variant builds in the background: sandboxes started before "
+        "it is ready have no VS Code. Off keeps to the plain image and never builds it.",
     )
     volumes: str | None = Field(default=None, description="host:container[:mode], comma-separated.")
     cuda_visible_devices: str | None = Field(default=None)

@@ -44,7 +44,7 @@ from openhands.runtime.utils.runtime_hash import (
     iter_source_files,
     truncate_hash,
 )
-from openhands.runtime.utils.vscode_image import ensure_vscode_lock_image
+from openhands.runtime.utils.vscode_image import ensure_vscode_lock_image, vscode_lock_tag
 
 REQUIREMENTS_LOCK = RUNTIME_CONTAINER_DIR / "requirements.lock"
 # uv and the sandbox's uv tools (the `fetch` MCP server), installed outside the server's venv.
@@ -177,6 +177,15 @@ def _build_vscode_variant(
             progress=progress,
         )
     return image
+
+
+def vscode_variant_name(default_image: str) -> str:
+    """The name ``build_runtime_image(..., enable_vscode=True)`` gives the VS Code variant of
+    ``default_image`` (a ``<repo>:<lock_tag>_<source_hash>`` runtime image), so a caller can
+    tell whether it exists without building anything."""
+    repo, default_tag = default_image.rsplit(":", 1)
+    lock_tag, source_hash = default_tag.rsplit("_", 1)
+    return f"{repo}:{vscode_lock_tag(lock_tag)}_{source_hash}"
 
 
 def _ensure_base(

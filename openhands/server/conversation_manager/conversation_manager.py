@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from openhands.core.config import OpenHandsConfig
     from openhands.server.monitoring import MonitoringListener
     from openhands.server.server_config import ServerConfig
+    from openhands.storage.conversation.conversation_store import ConversationStore
     from openhands.storage.files import FileStore
 
 
@@ -53,6 +54,10 @@ class AgentLoopInfo:
 
 
 class ConversationManager(ABC):
+    # Where running conversations keep their metadata (title, cost, last update): the app
+    # assigns its configured store here after ``get_instance``, whatever the manager class.
+    conversation_store: ConversationStore
+
     @classmethod
     @abstractmethod
     def get_instance(

@@ -18,7 +18,6 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any
 
-from openhands.server.app_services import AppServices, running_services
 from openhands.server.mcp_endpoint.tools import build_mcp_server
 from openhands.server.services.pull_requests import (
     CONVERSATION_URL,
@@ -31,6 +30,7 @@ from openhands.server.services.pull_requests import (
 from openhands.server.services.pull_requests import (
     get_conversation_link as link_conversation,
 )
+from openhands.server.shared import module_getattr
 
 __all__ = [
     "CONVERSATION_URL",
@@ -45,18 +45,14 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # served by __getattr__
+    from openhands.server.app_services import AppServices
     from openhands.server.server_config import ServerConfig
 
     server_config: ServerConfig
 
 
-def __getattr__(name: str) -> Any:
-    """``server_config``: the server config of this process (``openhands.server.shared``)."""
-    if name == "server_config":
-        from openhands.server import shared
-
-        return shared.server_config
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# ``server_config``: the server config of this process (the compatibility adapter's).
+__getattr__ = module_getattr(__name__, ("server_config",))
 
 
 async def get_conversation_link(service: Any, conversation_id: str, body: str) -> str:
@@ -74,10 +70,11 @@ async def get_conversation_link(service: Any, conversation_id: str, body: str) -
 
 
 def _services() -> AppServices:
-    services = running_services()
-    if services is None:
-        raise RuntimeError("No OpenHands app is running in this process")
-    return services
+    # The reference's module-level tools name no app: the one running in this process (the
+    # adapter's lookup). The app's own `/mcp` endpoint acts on its app (mcp_endpoint/).
+    from openhands.server import shared
+
+    return shared.running_app_services()
 
 
 mcp_server: Any = build_mcp_server(_services)

@@ -6,6 +6,7 @@ import asyncio
 import functools
 import inspect
 import logging
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from types import MappingProxyType
@@ -47,6 +48,7 @@ from openhands.server.services.task_prompts import (
     suggested_task_prompt,
 )
 from openhands.server.session.conversation_init_data import ConversationInitData
+from openhands.server.shared import module_getattr
 from openhands.server.user_auth.user_auth import AuthType, UserAuth
 from openhands.storage.conversation.conversation_store import ConversationStore
 from openhands.storage.data_models.conversation_metadata import (
@@ -57,6 +59,8 @@ from openhands.storage.data_models.conversation_metadata import (
 from openhands.storage.data_models.conversation_status import ConversationStatus
 from openhands.storage.data_models.settings import Settings
 from openhands.storage.locations import get_conversation_dir
+from openhands.storage.secrets.secrets_store import SecretsStore
+from openhands.storage.settings.settings_store import SettingsStore
 
 logger = logging.getLogger(__name__)
 
@@ -426,13 +430,17 @@ class ConversationService:
 
 
 class _KnownUser(UserAuth):
-    """The user a module function was called for (its stores: the running app's classes)."""
+    """The user a module function was called for, with the given store classes."""
 
-    def __init__(self, app: AppServices, user_id: str | None) -> None:
+    def __init__(
+        self,
+        app: AppServices,
+        user_id: str | None,
+        settings_store_cls: type[SettingsStore],
+        secrets_store_cls: type[SecretsStore],
+    ) -> None:
         super().__init__(
-            app.config,
-            settings_store_cls=app.settings_store_cls,
-            secrets_store_cls=app.secrets_store_cls,
+            app.config, settings_store_cls=settings_store_cls, secrets_store_cls=secrets_store_cls
         )
         self._user_id = user_id
 
@@ -444,13 +452,21 @@ class _KnownUser(UserAuth):
         raise TypeError("_KnownUser is made by the conversation functions, not per request")
 
 
-def _service_for(user_id: str | None) -> ConversationService:
-    from openhands.server.app_services import running_services
+async def _service_for(user_id: str | None) -> ConversationService:
+    # These functions take no request, so the app is this process's: the compatibility
+    # adapter's lookup (the running app's services, else the adapter's own set).
+    from openhands.server import shared
 
-    app = running_services()
-    if app is None:
-        raise RuntimeError("No OpenHands app is running in this process")
-    return ConversationService(app, _KnownUser(app, user_id))
+    app = await shared.process_services()
+    # The store classes by this module's names, read now: the reference's callers read
+    # (and its tests replace) ``SettingsStoreImpl``/``SecretsStoreImpl`` here.
+    module = sys.modules[__name__]
+    user = _KnownUser(app, user_id, module.SettingsStoreImpl, module.SecretsStoreImpl)
+    return ConversationService(app, user)
+
+
+# The reference's module attributes (the process's objects, resolved when read).
+__getattr__ = module_getattr(__name__, ("server_config", "SettingsStoreImpl", "SecretsStoreImpl"))
 
 
 async def initialize_conversation(
@@ -462,7 +478,7 @@ async def initialize_conversation(
     git_provider: ProviderType | None = None,
 ) -> ConversationMetadata | None:
     """The conversation's metadata, created when missing (a new id when None)."""
-    service = _service_for(user_id)
+    service = await _service_for(user_id)
     conversation_id = conversation_id or await generate_unique_conversation_id(service.store)
     return await service.initialize(
         conversation_id, selected_repository, selected_branch, conversation_trigger, git_provider
@@ -477,7 +493,7 @@ async def setup_init_conversation_settings(
 ) -> ConversationInitData:
     """The start data of ``conversation_id`` from the user's settings and secrets
     (``MissingSettingsError`` without settings)."""
-    service = _service_for(user_id)
+    service = await _service_for(user_id)
     settings = await service.settings_or_raise()
     metadata = await service.load_metadata(conversation_id)
     return await service.init_data(
@@ -504,7 +520,7 @@ async def start_conversation(
 ) -> AgentLoopInfo:
     """Start (or join) the agent loop of an initialized conversation
     (``MissingSettingsError`` / ``LLMAuthenticationError`` when it cannot)."""
-    service = _service_for(user_id)
+    service = await _service_for(user_id)
     settings = await service.startable_settings()
     init_data = await service.init_data(
         settings,
@@ -539,7 +555,7 @@ async def create_new_conversation(
 ) -> AgentLoopInfo:
     """Create a conversation and start its loop: ``MissingSettingsError`` without stored
     settings, ``LLMAuthenticationError`` without an LLM key (nothing is created then)."""
-    service = _service_for(user_id)
+    service = await _service_for(user_id)
     await service.startable_settings()
     metadata = await initialize_conversation(
         user_id,

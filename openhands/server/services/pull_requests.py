@@ -203,15 +203,13 @@ async def save_pr_metadata(
 ) -> None:
     """Append the PR/MR number found in ``tool_result`` (a PR/MR URL or a text holding
     one) to the conversation's ``pr_number``; nothing when no number is found.
-    ``services`` defaults to the running app's; ``user_id`` is not needed (metadata lives
+    ``services`` defaults to this process's (``shared.process_services()``); ``user_id`` is not needed (metadata lives
     under the conversation id)."""
     number = pr_number_in(tool_result)
     if number is None:
         return
-    if services is None:
-        from openhands.server.app_services import running_services
+    if services is None:  # the reference's call names no app: this process's (the adapter)
+        from openhands.server import shared
 
-        services = running_services()
-        if services is None:
-            raise RuntimeError("No OpenHands app is running in this process")
+        services = await shared.process_services()
     await ConversationPullRequests(services, conversation_id).record(number)

@@ -1,7 +1,9 @@
 """Workspace files and git state through the conversation's runtime (server-api §6.4).
 
 Every runtime call is blocking, so each one runs in a worker thread. Failures become the
-route's spec'd error bodies here.
+route's spec'd error bodies here. The runtime is typed by what is called on it
+(:class:`WorkspaceAccess`); a sandbox that refuses a path raises :class:`WorkspaceRefused`,
+answered as that refusal's 4xx, while any other exception is a failure (500).
 
 Every user-given path is confined to the workspace: refused with 400 when it is absolute,
 climbs out with ``..`` or is malformed (checked here, for every runtime), and when it
@@ -18,7 +20,6 @@ import posixpath
 import shutil
 import tempfile
 from collections.abc import Iterable
-from typing import Any
 
 from openhands.core.config import OpenHandsConfig
 from openhands.events.action import FileReadAction
@@ -30,6 +31,7 @@ from openhands.runtime.utils.files import (
     is_within,
     relative_inside,
 )
+from openhands.runtime.workspace_access import WorkspaceAccess, WorkspaceRefused
 from openhands.server.errors import ErrorBodyError
 from openhands.server.models.files import GitChange, GitDiff, SkippedFile, UploadResult
 
@@ -38,7 +40,7 @@ FILES_TO_IGNORE = [".git/", ".DS_Store", "node_modules/", "__pycache__/", "lost+
 IGNORED_ENTRIES = frozenset(FILES_TO_IGNORE)
 
 
-def _require(runtime: Any) -> Any:
+def _require(runtime: WorkspaceAccess | None) -> WorkspaceAccess:
     if runtime is None:
         raise ErrorBodyError("Runtime not yet initialized", 404)
     return runtime
@@ -57,19 +59,12 @@ def _relative(path: str, workspace: str) -> str:
         raise ErrorBodyError(str(error), 400) from None
 
 
-def _refusal(error: Exception) -> ErrorBodyError | None:
-    """The sandbox's own 4xx answer (a path it refused) as this route's 400."""
-    # Imported here: the HTTP client stack is not needed to start the server.
-    from openhands.runtime.impl.action_execution.action_execution_client import (
-        ActionExecutionHTTPError,
-    )
-
-    if isinstance(error, ActionExecutionHTTPError) and 400 <= error.status_code < 500:
-        return ErrorBodyError(error.detail, 400)
-    return None
+def _refused(refusal: WorkspaceRefused) -> ErrorBodyError:
+    """The sandbox's refusal (a path it will not touch) as this route's answer."""
+    return ErrorBodyError(refusal.message, refusal.status)
 
 
-async def _confine(runtime: Any, relative: str) -> None:
+async def _confine(runtime: WorkspaceAccess, relative: str) -> None:
     """400 unless ``relative`` resolves inside the workspace in the sandbox itself. A runtime
     that lists on its own (no action server) and raises for a file or a missing path gave no
     refusal; any other failure refuses too (500)."""
@@ -77,10 +72,9 @@ async def _confine(runtime: Any, relative: str) -> None:
         await asyncio.to_thread(runtime.list_files, relative)
     except (NotADirectoryError, FileNotFoundError):
         return
+    except WorkspaceRefused as refusal:
+        raise _refused(refusal) from None
     except Exception as error:
-        refusal = _refusal(error)
-        if refusal is not None:
-            raise refusal from None
         raise ErrorBodyError(f"Error checking path: {error}") from error
 
 
@@ -95,18 +89,22 @@ def filter_entries(entries: Iterable[str], gitignore: str | None) -> list[str]:
     return kept
 
 
-def _read_text(runtime: Any, path: str) -> str | None:
+def _read_text(runtime: WorkspaceAccess, path: str) -> str | None:
     observation = runtime.read(FileReadAction(path=path))
     return observation.content if isinstance(observation, FileReadObservation) else None
 
 
-async def list_files(runtime: Any, workspace: str, path: str | None) -> list[str]:
+async def list_files(
+    runtime: WorkspaceAccess | None, workspace: str, path: str | None
+) -> list[str]:
     runtime = _require(runtime)
     relative = _relative(path, workspace) if path else ""
     try:
         entries = await asyncio.to_thread(runtime.list_files, relative or None)
+    except WorkspaceRefused as refusal:
+        raise _refused(refusal) from refusal
     except Exception as error:
-        raise _refusal(error) or ErrorBodyError(f"Error listing files: {error}") from error
+        raise ErrorBodyError(f"Error listing files: {error}") from error
     if path:
         entries = [posixpath.join(path, entry) for entry in entries]
     try:
@@ -118,7 +116,7 @@ async def list_files(runtime: Any, workspace: str, path: str | None) -> list[str
     return filter_entries(entries, gitignore)
 
 
-async def select_file(runtime: Any, workspace: str, file: str) -> str:
+async def select_file(runtime: WorkspaceAccess | None, workspace: str, file: str) -> str:
     runtime = _require(runtime)
     relative = _relative(file, workspace)
     full_path = posixpath.join(workspace, relative)
@@ -166,7 +164,10 @@ def _upload_refusal(name: str, size: int, config: OpenHandsConfig) -> str | None
 
 
 async def upload_files(
-    runtime: Any, workspace: str, files: list[tuple[str, bytes]], config: OpenHandsConfig
+    runtime: WorkspaceAccess | None,
+    workspace: str,
+    files: list[tuple[str, bytes]],
+    config: OpenHandsConfig,
 ) -> UploadResult:
     """Write each upload into the workspace, bytes unchanged; 400 when none could be."""
     runtime = _require(runtime)
@@ -184,12 +185,12 @@ async def upload_files(
                 handle.write(content)
             try:
                 await asyncio.to_thread(runtime.copy_to, local, workspace)
+            except WorkspaceRefused as refusal:
+                skipped.append(SkippedFile(name=name, reason=f"Failed to upload: {refusal}"))
+                continue
             except Exception as error:
-                refusal = _refusal(error)
-                if refusal is None:
-                    status = 500
-                why = error if refusal is None else str(refusal)
-                skipped.append(SkippedFile(name=name, reason=f"Failed to upload: {why}"))
+                status = 500
+                skipped.append(SkippedFile(name=name, reason=f"Failed to upload: {error}"))
                 continue
             uploaded.append(posixpath.join(workspace, name))
     result = UploadResult(uploaded_files=uploaded, skipped_files=skipped)
@@ -203,7 +204,7 @@ def _short(name: str, limit: int = 60) -> str:
     return name if len(name) <= limit else name[: limit - 1] + "…"
 
 
-async def zip_workspace(runtime: Any, workspace: str) -> str:
+async def zip_workspace(runtime: WorkspaceAccess | None, workspace: str) -> str:
     """A local zip of the workspace; the caller deletes it after sending."""
     runtime = _require(runtime)
     try:
@@ -213,7 +214,7 @@ async def zip_workspace(runtime: Any, workspace: str) -> str:
     return str(path)
 
 
-async def git_changes(runtime: Any, workspace: str) -> list[GitChange]:
+async def git_changes(runtime: WorkspaceAccess | None, workspace: str) -> list[GitChange]:
     runtime = _require(runtime)
     try:
         changes = await asyncio.to_thread(runtime.get_git_changes, workspace)
@@ -224,7 +225,7 @@ async def git_changes(runtime: Any, workspace: str) -> list[GitChange]:
     return [GitChange.model_validate(change) for change in changes]
 
 
-async def git_diff(runtime: Any, workspace: str, path: str) -> GitDiff:
+async def git_diff(runtime: WorkspaceAccess | None, workspace: str, path: str) -> GitDiff:
     runtime = _require(runtime)
     relative = _relative(path, workspace)
     if not relative:

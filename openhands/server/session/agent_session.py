@@ -1,11 +1,13 @@
 """AgentSession: the agent stack of one conversation (server-api §8.2 step 3).
 
-It owns the EventStream and, once started, the Runtime, Memory, security analyzer,
-AgentController, LLM registry and conversation stats. They are assembled by
-``openhands.core.setup.ConversationBuilder``, the same builder the headless entrypoint uses;
-each component is built by one ``_create_*`` method, so a test (or another deployment) can
-swap a single piece. The agent-stack packages are imported inside those methods: the server
-package can be imported, and its REST/socket layer tested, without them.
+It owns the EventStream and, once started, the assembled conversation: one immutable
+``ConversationParts`` from ``openhands.core.assembly.assemble_conversation``, the function
+the headless entry and the terminal app call too. The parts are read through the
+reference's attribute names (``runtime``, ``controller``, ``memory``, ``llm_registry`` …).
+Each part is made by one ``_create_*`` method, which the assembly calls as that part's step,
+so a test (or another deployment) can swap a single piece. The agent-stack packages are
+imported inside those methods: the server package can be imported, and its REST/socket
+layer tested, without them.
 """
 
 from __future__ import annotations
@@ -14,12 +16,20 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
+from dataclasses import replace
 from functools import partial
 from types import MappingProxyType
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, TypeVar, cast
 
+from openhands.core.assembly import (
+    AssemblyOptions,
+    AssemblySteps,
+    ConversationParts,
+    assemble_conversation,
+)
 from openhands.core.config import OpenHandsConfig
+from openhands.core.exceptions import AgentRuntimeUnavailableError
 from openhands.core.schema import AgentState
 from openhands.events.action import ChangeAgentStateAction, MessageAction
 from openhands.events.event import Event, EventSource
@@ -28,7 +38,7 @@ from openhands.events.serialization import event_from_dict
 from openhands.events.stream import EventStream
 from openhands.integrations.provider import ProviderHandler, ProviderToken
 from openhands.integrations.service_types import ProviderType
-from openhands.runtime.runtime_status import RuntimeStatus
+from openhands.runtime.runtime_status import RuntimeStatus, StatusCallback
 from openhands.server.session.conversation_init_data import ConversationInitData
 from openhands.server.session.settings_overrides import apply_settings
 from openhands.server.warmup import yield_to_conversation
@@ -50,7 +60,6 @@ logger = logging.getLogger(__name__)
 # How long close() waits for a start in flight, and how long a loop may lack a controller.
 STARTUP_GRACE_SECONDS = 90.0
 
-StatusCallback = Callable[[str, str, str], None]
 _Token = TypeVar("_Token")
 
 
@@ -72,13 +81,16 @@ class AgentSession:
         self.event_stream = EventStream(sid, file_store, user_id)
         self.status_callback: StatusCallback = status_callback or _no_status
         self.config: OpenHandsConfig | None = None
-        self.runtime: Runtime | None = None
-        self.memory: Memory | None = None
-        self.controller: AgentController | None = None
-        self.llm_registry: LLMRegistry | None = llm_registry
-        self.conversation_stats: ConversationStats | None = conversation_stats
-        self.security_analyzer: SecurityAnalyzer | None = None
+        # The assembled conversation, once start has built it.
+        self._parts: ConversationParts | None = None
+        # The assembly's draft while start runs (and after a failed start): what the steps
+        # have built so far.
         self._builder: ConversationBuilder | None = None
+        # Parts set before any assembly began (the caller's registry and stats, or a test's).
+        self._loose: dict[str, object] = {
+            "llm_registry": llm_registry,
+            "conversation_stats": conversation_stats,
+        }
         # The server's Docker sandbox services (set by the conversation manager).
         self.docker_sandboxes: DockerSandboxes | None = None
         self.repository_directory: str | None = None
@@ -112,6 +124,78 @@ class AgentSession:
         state = self.controller.get_agent_state()
         return AgentState(state) if state is not None else None
 
+    # --- the parts (read through the reference's names) ------------------------------------
+
+    def _part(self, name: str) -> object:
+        if self._parts is not None:
+            return getattr(self._parts, name)
+        if self._builder is not None:
+            return getattr(self._builder, name)
+        return self._loose.get(name)
+
+    def _set_part(self, name: str, value: object) -> None:
+        """A part set by a ``_create_*`` hook (or a test) goes where it is read from."""
+        if self._parts is not None:
+            # Each property passes a value of its part's type; the mapping loses that.
+            self._parts = replace(self._parts, **{name: value})  # type: ignore[arg-type]
+        elif self._builder is not None:
+            setattr(self._builder, name, value)
+        else:
+            self._loose[name] = value
+
+    @property
+    def parts(self) -> ConversationParts | None:
+        """The assembled conversation; None before (or after a failed) start."""
+        return self._parts
+
+    @property
+    def runtime(self) -> Runtime | None:
+        return cast("Runtime | None", self._part("runtime"))
+
+    @runtime.setter
+    def runtime(self, value: Runtime | None) -> None:
+        self._set_part("runtime", value)
+
+    @property
+    def memory(self) -> Memory | None:
+        return cast("Memory | None", self._part("memory"))
+
+    @memory.setter
+    def memory(self, value: Memory | None) -> None:
+        self._set_part("memory", value)
+
+    @property
+    def controller(self) -> AgentController | None:
+        return cast("AgentController | None", self._part("controller"))
+
+    @controller.setter
+    def controller(self, value: AgentController | None) -> None:
+        self._set_part("controller", value)
+
+    @property
+    def llm_registry(self) -> LLMRegistry | None:
+        return cast("LLMRegistry | None", self._part("llm_registry"))
+
+    @llm_registry.setter
+    def llm_registry(self, value: LLMRegistry | None) -> None:
+        self._set_part("llm_registry", value)
+
+    @property
+    def conversation_stats(self) -> ConversationStats | None:
+        return cast("ConversationStats | None", self._part("conversation_stats"))
+
+    @conversation_stats.setter
+    def conversation_stats(self, value: ConversationStats | None) -> None:
+        self._set_part("conversation_stats", value)
+
+    @property
+    def security_analyzer(self) -> SecurityAnalyzer | None:
+        return cast("SecurityAnalyzer | None", self._part("security_analyzer"))
+
+    @security_analyzer.setter
+    def security_analyzer(self, value: SecurityAnalyzer | None) -> None:
+        self._set_part("security_analyzer", value)
+
     # --- start ---------------------------------------------------------------------------
 
     async def start(
@@ -135,32 +219,20 @@ class AgentSession:
             )
             self.config = config = apply_settings(config, init_data, self.sid)
             self.event_stream.set_secrets(init_data.secret_values())
-            agent_name = init_data.agent or config.default_agent
-            self._builder = builder = self._create_builder(config, agent_name)
-            # Building these imports LiteLLM and reads files: keep it off the event loop.
-            self.llm_registry, self.conversation_stats = await asyncio.to_thread(
-                self._create_llm_registry, config, agent_name
-            )
-            builder.llm_registry = self.llm_registry
-            builder.conversation_stats = self.conversation_stats
-            agent = await asyncio.to_thread(self._create_agent, config, agent_name)
-            builder.agent = agent
-            if not await self._create_runtime(config, agent, init_data):
-                self._start_failed = True
-                return
-            # A subclass may build a part its own way: the builder works on what it made.
-            builder.runtime = self.runtime
-            self.repository_directory = await self._setup_workspace(init_data)
-            self.memory = builder.memory = await self._create_memory(config, init_data)
-            await self._add_mcp_tools(config, agent)
-            self.security_analyzer = self._create_security_analyzer(config)
-            builder.security_analyzer = self.security_analyzer
             replay_events: list[Event] | None = None
             if replay_json:
                 initial_message, replay_events = parse_replay(replay_json)
-            self.controller = await asyncio.to_thread(
-                self._create_controller, config, agent, init_data, replay_events
-            )
+            options = self._assembly_options(config, init_data, replay_events)
+            try:
+                parts = await assemble_conversation(config, self.sid, options)
+            except _NoSandbox:
+                self._start_failed = True
+                return
+            self._parts = parts
+            if self._closed:
+                # Closed while the parts were being built: nobody will close them later.
+                await parts.close()
+                return
             await asyncio.to_thread(self._add_initial_events, initial_message)
         except BaseException:
             self._start_failed = True
@@ -168,6 +240,28 @@ class AgentSession:
         finally:
             self._starting = False
             self._startup_done.set()
+
+    def _assembly_options(
+        self,
+        config: OpenHandsConfig,
+        init_data: ConversationInitData,
+        replay_events: list[Event] | None,
+    ) -> AssemblyOptions:
+        """The web server's assembly: its own stream and store, not headless, every part made
+        by this session's ``_create_*`` hooks, a sandbox torn down in the background."""
+        return AssemblyOptions(
+            event_stream=self.event_stream,
+            file_store=self.file_store,
+            user_id=self.user_id,
+            agent_name=init_data.agent or config.default_agent,
+            headless_mode=False,
+            status_callback=self.status_callback,
+            retry_listener=self._on_llm_retry,
+            docker_sandboxes=self.docker_sandboxes,
+            replay_events=replay_events,
+            steps=_SessionSteps(self, init_data),
+            release_runtime=self._release_runtime,
+        )
 
     def _add_initial_events(self, initial_message: MessageAction | None) -> None:
         if initial_message is not None:
@@ -179,37 +273,21 @@ class AgentSession:
             ChangeAgentStateAction(next_state.value), EventSource.ENVIRONMENT
         )
 
-    # --- components (each one swappable) -------------------------------------------------
+    # --- components (each one swappable; the assembly calls them as its steps) ------------
 
     @property
     def builder(self) -> ConversationBuilder:
+        """The assembly's draft: what the steps built so far (only while start runs)."""
         if self._builder is None:
             raise RuntimeError(f"The agent session {self.sid} has not started")
         return self._builder
 
-    def _create_builder(self, config: OpenHandsConfig, agent_name: str) -> ConversationBuilder:
-        """The shared assembly path (``openhands.core.setup``), set up for the web server."""
-        from openhands.core.setup import ConversationBuilder
-
-        builder = ConversationBuilder(
-            config,
-            self.sid,
-            file_store=self.file_store,
-            event_stream=self.event_stream,
-            user_id=self.user_id,
-            headless_mode=False,
-            status_callback=self.status_callback,
-            agent_name=agent_name,
-            retry_listener=self._on_llm_retry,
-        )
-        builder.docker_sandboxes = self.docker_sandboxes
-        return builder
-
     def _create_llm_registry(
         self, config: OpenHandsConfig, agent_name: str
     ) -> tuple[LLMRegistry, ConversationStats]:
-        if self.llm_registry is not None and self.conversation_stats is not None:
-            return self.llm_registry, self.conversation_stats
+        registry, stats = self._loose.get("llm_registry"), self._loose.get("conversation_stats")
+        if registry is not None and stats is not None:
+            return cast("LLMRegistry", registry), cast("ConversationStats", stats)
         return self.builder.build_llm_registry()
 
     def _create_agent(self, config: OpenHandsConfig, agent_name: str) -> Agent:
@@ -234,9 +312,7 @@ class AgentSession:
             await runtime.connect()
         except Exception as error:
             logger.error("Runtime of %s failed to connect: %s", self.sid, error)
-            self.status_callback(
-                "error", RuntimeStatus.ERROR_RUNTIME_DISCONNECTED.value, str(error)
-            )
+            self.status_callback("error", RuntimeStatus.ERROR_RUNTIME_DISCONNECTED, str(error))
             return False
         self.runtime_connected = True
         return True
@@ -292,6 +368,13 @@ class AgentSession:
     ) -> AgentController:
         return self.builder.build_controller(replay_events)
 
+    async def _release_runtime(self, runtime: Runtime) -> None:
+        """Tearing a sandbox down is slow: it runs in the background, and the manager makes
+        a new start of this conversation wait for it (``teardown``)."""
+        task = asyncio.get_running_loop().run_in_executor(None, runtime.close)
+        task.add_done_callback(_log_failure)
+        self.teardown = task
+
     @staticmethod
     def override_provider_tokens_with_custom_secret(
         git_provider_tokens: Mapping[ProviderType, _Token] | None,
@@ -314,7 +397,7 @@ class AgentSession:
     def _on_llm_retry(self, attempt: int, max_attempts: int) -> None:
         self.status_callback(
             "info",
-            RuntimeStatus.LLM_RETRY.value,
+            RuntimeStatus.LLM_RETRY,
             f"Retrying LLM request, {attempt} / {max_attempts}",
         )
 
@@ -330,26 +413,75 @@ class AgentSession:
             except TimeoutError:
                 logger.warning("Closing %s while its start is still in flight", self.sid)
         self.event_stream.close()
-        controller = self.controller
-        if controller is not None:
-            try:
-                controller.save_state()
-                await controller.close()
-            except Exception:
-                logger.exception("Error closing the controller of %s", self.sid)
-        analyzer, self.security_analyzer = self.security_analyzer, None
-        if analyzer is not None:
-            try:
-                await analyzer.close()
-            except Exception:
-                logger.exception("Error closing the security analyzer of %s", self.sid)
-        runtime = self.runtime
-        if runtime is not None:
-            # Tearing a sandbox down is slow: it runs in the background, and the manager
-            # makes a new start of this conversation wait for it (``teardown``).
-            task = asyncio.get_running_loop().run_in_executor(None, runtime.close)
-            task.add_done_callback(_log_failure)
-            self.teardown = task
+        # The parts close what the assembly built (a failed start released its own already).
+        if self._parts is not None:
+            await self._parts.close()
+
+
+class _NoSandbox(AgentRuntimeUnavailableError):
+    """The session's runtime step got no sandbox (already reported through the status
+    callback): the start ends without a controller rather than with an error."""
+
+
+class _SessionSteps(AssemblySteps):
+    """The assembly's steps as this session's ``_create_*`` hooks, called with the arguments
+    they declare and honoured in what they return (or set on the session)."""
+
+    def __init__(self, session: AgentSession, init_data: ConversationInitData) -> None:
+        self.session = session
+        self.init_data = init_data
+
+    def _adopt(self, draft: ConversationBuilder) -> AgentSession:
+        # The hooks read (``self.builder``) and set (``self.runtime = ...``) the draft.
+        self.session._builder = draft
+        return self.session
+
+    async def llm_registry(self, draft: ConversationBuilder, options: AssemblyOptions) -> None:
+        session = self._adopt(draft)
+        registry, stats = await asyncio.to_thread(
+            session._create_llm_registry, draft.config, draft.agent_name
+        )
+        draft.llm_registry, draft.conversation_stats = registry, stats
+
+    async def agent(self, draft: ConversationBuilder, options: AssemblyOptions) -> None:
+        session = self._adopt(draft)
+        draft.agent = await asyncio.to_thread(session._create_agent, draft.config, draft.agent_name)
+
+    async def runtime(self, draft: ConversationBuilder, options: AssemblyOptions) -> None:
+        session = self._adopt(draft)
+        agent = cast("Agent", draft.agent)
+        if not await session._create_runtime(draft.config, agent, self.init_data):
+            raise _NoSandbox(f"No sandbox for conversation {session.sid}")
+
+    async def repository(self, draft: ConversationBuilder, options: AssemblyOptions) -> str | None:
+        session = self._adopt(draft)
+        session.repository_directory = await session._setup_workspace(self.init_data)
+        return session.repository_directory
+
+    async def memory(
+        self, draft: ConversationBuilder, options: AssemblyOptions, repo_directory: str | None
+    ) -> None:
+        session = self._adopt(draft)
+        draft.memory = await session._create_memory(draft.config, self.init_data)
+
+    async def mcp_tools(self, draft: ConversationBuilder, options: AssemblyOptions) -> None:
+        session = self._adopt(draft)
+        await session._add_mcp_tools(draft.config, cast("Agent", draft.agent))
+
+    async def security_analyzer(self, draft: ConversationBuilder, options: AssemblyOptions) -> None:
+        session = self._adopt(draft)
+        draft.security_analyzer = session._create_security_analyzer(draft.config)
+
+    async def controller(self, draft: ConversationBuilder, options: AssemblyOptions) -> None:
+        session = self._adopt(draft)
+        replay = list(options.replay_events) if options.replay_events is not None else None
+        draft.controller = await asyncio.to_thread(
+            session._create_controller,
+            draft.config,
+            cast("Agent", draft.agent),
+            self.init_data,
+            replay,
+        )
 
 
 def token_strings(tokens: Mapping[ProviderType, ProviderToken] | None) -> dict[str, str]:

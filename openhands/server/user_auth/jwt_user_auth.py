@@ -99,9 +99,15 @@ class JwtUserAuth(UserAuth):
 
     @classmethod
     async def get_instance(cls, request: Request) -> UserAuth:
-        from openhands.server import shared
+        from openhands.server.app_services import services_of
 
-        factory = JwtUserAuthFactory(shared.config, shared.server_config.auth_cookie_name)
+        services = await services_of(request.scope.get("app"))
+        factory = JwtUserAuthFactory(
+            services.config,
+            services.server_config.auth_cookie_name,
+            services.settings_store_cls,
+            services.secrets_store_cls,
+        )
         return factory.from_headers(request.headers, request.cookies)
 
 

@@ -1,7 +1,7 @@
 """The caller of a request: ``get_user_auth`` and the reference's request helpers.
 
-``get_user_auth(request)`` builds the request's ``UserAuth`` once (the app's factory, or
-the server config's choice when the request reaches no running app) and caches it on
+``get_user_auth(request)`` builds the request's ``UserAuth`` once (the factory of the
+request's app, ``app_services.services_of``) and caches it on
 ``request.state``; the other helpers are FastAPI dependencies that return one of its
 values. ``user_auth_factory`` chooses the factory from the server config.
 """
@@ -56,23 +56,18 @@ def user_auth_factory(
     return DefaultUserAuthFactory(config, settings_store_cls, secrets_store_cls)
 
 
-def _factory_of(request: Request) -> UserAuthFactory:
-    app = request.scope.get("app")
-    services = getattr(getattr(app, "state", None), "services", None)
-    if services is not None:
-        return services.user_auth_factory  # type: ignore[no-any-return]
-    from openhands.server import shared
+async def _factory_of(request: Request) -> UserAuthFactory:
+    # At call time: the services module sits above user auth (it holds the factory).
+    from openhands.server.app_services import services_of
 
-    return user_auth_factory(
-        shared.config, shared.server_config, shared.SettingsStoreImpl, shared.SecretsStoreImpl
-    )
+    return (await services_of(request.scope.get("app"))).user_auth_factory
 
 
 async def get_user_auth(request: Request) -> UserAuth:
     cached = getattr(request.state, "user_auth", None)
     if cached is not None:
         return cached  # type: ignore[no-any-return]
-    user_auth = await _factory_of(request).create(request.headers, request.cookies)
+    user_auth = await (await _factory_of(request)).create(request.headers, request.cookies)
     request.state.user_auth = user_auth
     return user_auth
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
-from openhands.cli import main
+from openhands.cli import main, session_messages
 from openhands.cli.entry import _with_command
 from openhands.controller.state.state import State
 from openhands.core.config import OpenHandsConfig, get_cli_parser
@@ -113,14 +113,14 @@ def test_override_cli_mode_values(value: object, expected: bool) -> None:
 
 
 def test_a_new_conversation_sends_the_task() -> None:
-    welcome, first = main._welcome_and_first_message(OpenHandsConfig(), None, "build it")
+    welcome, first = session_messages.welcome_and_first_message(OpenHandsConfig(), None, "build it")
     assert welcome.endswith("What do you want to build?")
     assert first == "build it"
-    assert main._welcome_and_first_message(OpenHandsConfig(), None, None)[1] is None
+    assert session_messages.welcome_and_first_message(OpenHandsConfig(), None, None)[1] is None
 
 
 def test_a_resumed_conversation_sends_nothing_and_says_so() -> None:
-    welcome, first = main._welcome_and_first_message(
+    welcome, first = session_messages.welcome_and_first_message(
         OpenHandsConfig(), State(session_id="s"), "ignored task"
     )
     assert welcome.endswith("What do you want to build?\nLoading previous conversation.")
@@ -129,13 +129,13 @@ def test_a_resumed_conversation_sends_nothing_and_says_so() -> None:
 
 def test_a_conversation_that_failed_authentication_says_check_the_key() -> None:
     state = State(session_id="s", last_error="STATUS$ERROR_LLM_AUTHENTICATION")
-    welcome, first = main._welcome_and_first_message(OpenHandsConfig(), state, None)
+    welcome, first = session_messages.welcome_and_first_message(OpenHandsConfig(), state, None)
     assert welcome == main.AUTH_ERROR_TEXT and first is None
 
 
 def test_a_conversation_that_failed_otherwise_asks_the_agent_to_check_in() -> None:
     state = State(session_id="s", last_error="RuntimeError: boom")
-    _, first = main._welcome_and_first_message(OpenHandsConfig(), state, None)
+    _, first = session_messages.welcome_and_first_message(OpenHandsConfig(), state, None)
     assert first == main.RESUME_AFTER_ERROR_MESSAGE
 
 

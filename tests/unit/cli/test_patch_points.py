@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, cast
 
 import pytest
 
-from openhands.cli import commands, main, tui
+from openhands.cli import commands, main, tui, tui_events
 from openhands.core.config import OpenHandsConfig
 from openhands.core.config.mcp_config import MCPConfig, MCPSSEServerConfig, MCPStdioServerConfig
 from openhands.events.action import Action, CmdRunAction
@@ -225,7 +225,9 @@ def test_an_action_final_thought_is_an_agent_message(monkeypatch: pytest.MonkeyP
 
 
 def test_basic_markdown_renders_bold_and_underline_and_escapes_the_rest() -> None:
-    assert tui._render_basic_markdown("**a** & __b__ <c>") == "<b>a</b> &amp; <u>b</u> &lt;c&gt;"
+    assert (
+        tui_events.render_basic_markdown("**a** & __b__ <c>") == "<b>a</b> &amp; <u>b</u> &lt;c&gt;"
+    )
 
 
 async def test_the_pause_notice_is_markup(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -548,14 +548,14 @@ def test_agent_choices_keep_the_built_ins_next_to_a_custom_agent() -> None:
 
     code = (
         "import sys\n"
-        "from openhands.cli import settings\n"
+        "from openhands.cli import settings_advanced\n"
         "from openhands.controller.agent import Agent\n"
         "assert 'openhands.agenthub' not in sys.modules\n"
         "class MyAgent(Agent):\n"
         "    def step(self, state):\n"
         "        raise NotImplementedError\n"
         "Agent.register('MyAgent', MyAgent)\n"
-        "agents = settings._registered_agents()\n"
+        "agents = settings_advanced._registered_agents()\n"
         "print(*(name in agents for name in ('MyAgent', 'CodeActAgent', 'ReadOnlyAgent')))\n"
     )
     result = subprocess.run(

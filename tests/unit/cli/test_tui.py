@@ -27,7 +27,7 @@ from prompt_toolkit.output import DummyOutput
 from prompt_toolkit.output.plain_text import PlainTextOutput
 from prompt_toolkit.widgets import Frame, TextArea
 
-from openhands.cli import tui
+from openhands.cli import tui, tui_common, tui_screens
 from openhands.core.config import CLIConfig, OpenHandsConfig
 from openhands.core.schema import AgentState
 from openhands.events.action import (
@@ -110,9 +110,9 @@ def screen(monkeypatch: pytest.MonkeyPatch) -> Screen:
 
 @pytest.fixture(autouse=True)
 def fresh_thoughts() -> Iterator[None]:
-    tui.recent_thoughts.clear()
+    tui.screen_state.recent_thoughts.clear()
     yield
-    tui.recent_thoughts.clear()
+    tui.screen_state.recent_thoughts.clear()
 
 
 @pytest.fixture
@@ -405,7 +405,7 @@ def test_only_the_last_five_thoughts_are_remembered(screen: Screen) -> None:
     tui.display_thought_if_new("first")
 
     assert screen.lines.count("first") == 2
-    assert len(tui.recent_thoughts) == 5
+    assert len(tui.screen_state.recent_thoughts) == 5
 
 
 def test_blank_thoughts_print_nothing(screen: Screen) -> None:
@@ -454,7 +454,9 @@ def test_usage_metrics_frame_before_any_llm_call(screen: Screen) -> None:
 def frozen_clock(monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
     clock = SimpleNamespace(now=10_000.0)
     fake_time = SimpleNamespace(time=lambda: clock.now, sleep=lambda seconds: None)
-    monkeypatch.setattr(tui, "time", fake_time)
+    # The clock of the duration and spinner code, and of ``UsageMetrics``' start time.
+    monkeypatch.setattr(tui_screens, "time", fake_time)
+    monkeypatch.setattr(tui_common, "time", fake_time)
     return clock
 
 
@@ -882,15 +884,31 @@ async def test_only_one_listener_runs_and_stop_cancels_it(
     done = asyncio.Event()
     stream = RecordingStream()
     tui.start_pause_listener(loop, done, stream)  # type: ignore[arg-type]
-    first = tui.pause_task
+    first = tui.pause_listener.task
     tui.start_pause_listener(loop, done, stream)  # type: ignore[arg-type]
 
     assert first is not None
-    assert tui.pause_task is first
+    assert tui.pause_listener.task is first
 
     await tui.stop_pause_listener()
 
     assert first.cancelled()
-    assert tui.pause_task is None
+    assert tui.pause_listener.task is None
     assert stream.events == []
     assert not done.is_set()
+
+
+def test_a_subclass_is_drawn_by_its_nearest_listed_base_and_through_the_tui(
+    monkeypatch: pytest.MonkeyPatch, config: OpenHandsConfig
+) -> None:
+    # The renderer table is keyed by class; an event of a subclass (a plug-in's own
+    # observation) is drawn like its base, by the display function set on the tui module.
+    class PluginOutput(CmdOutputObservation):
+        pass
+
+    shown: list[str] = []
+    monkeypatch.setattr(tui, "display_command_output", shown.append)
+
+    tui.display_event(PluginOutput(content="hello", command="echo hello"), config)
+
+    assert shown == ["hello"]

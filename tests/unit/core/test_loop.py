@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 
-from openhands.core import loop as loop_module
 from openhands.core.loop import run_agent_until_done
 from openhands.core.schema import AgentState
 from openhands.runtime.runtime_status import RuntimeStatus
@@ -33,11 +32,6 @@ def world() -> Iterator[World]:
         yield w
     finally:
         w.close()
-
-
-@pytest.fixture(autouse=True)
-def _fast_polling(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(loop_module, "POLL_INTERVAL_SECONDS", 0.01)
 
 
 def test_is_a_coroutine_function() -> None:
@@ -105,3 +99,10 @@ async def test_info_reports_do_not_change_the_state(world: World) -> None:
     assert controller.get_agent_state() == AgentState.LOADING
     await controller.set_agent_state_to(AgentState.STOPPED)
     await waiting
+
+
+def test_waits_without_polling() -> None:
+    # The end state arrives as an event; nothing in the module sleeps in a loop.
+    source = inspect.getsource(run_agent_until_done)
+    assert "sleep" not in source
+    assert "wait_for_end_state" in source

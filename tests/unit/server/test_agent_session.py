@@ -3,18 +3,23 @@ for a provider's token in the sandbox."""
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 from pydantic import SecretStr
 
+from openhands.core.assembly import ConversationParts, wait_for_end_state
 from openhands.core.config import OpenHandsConfig
+from openhands.core.schema import AgentState
 from openhands.integrations.provider import CustomSecret, ProviderToken, ProviderType
 from openhands.llm.conversation_stats import ConversationStats
 from openhands.llm.llm_registry import LLMRegistry
 from openhands.server.session.agent_session import AgentSession
 from openhands.server.session.conversation_init_data import ConversationInitData
 from openhands.storage.memory import InMemoryFileStore
+from tests.unit.server.fakes import fake_agent_session_cls
 
 
 def _tokens() -> MappingProxyType[ProviderType, ProviderToken]:
@@ -93,3 +98,41 @@ def test_a_registry_and_stats_given_to_the_constructor_are_the_ones_used() -> No
 def test_a_session_without_a_status_callback_accepts_status_updates() -> None:
     session = AgentSession("sid", InMemoryFileStore())
     session.status_callback("info", "STATUS$READY", "ready")
+
+
+# --- the session keeps the assembled parts ------------------------------------------------
+
+
+async def test_start_keeps_the_assembled_parts_and_close_releases_them(tmp_path: Path) -> None:
+    session = fake_agent_session_cls(tmp_path)("sid-parts", InMemoryFileStore())
+    await session.start(OpenHandsConfig(), ConversationInitData())
+
+    parts = session.parts
+    assert isinstance(parts, ConversationParts)
+    # The reference's attribute names read the parts: nothing is copied.
+    assert session.runtime is parts.runtime
+    assert session.controller is parts.controller
+    assert session.memory is parts.memory
+    assert parts.event_stream is session.event_stream and not parts.owns_event_stream
+    # The controller takes the start's state change from the stream, on the stream's thread.
+    awaiting = wait_for_end_state(session.event_stream, [AgentState.AWAITING_USER_INPUT])
+    assert await asyncio.wait_for(awaiting, 30) == AgentState.AWAITING_USER_INPUT
+
+    await session.close()
+    assert parts.closed
+    assert session.teardown is not None
+    await session.teardown  # the sandbox teardown runs in the background
+    assert parts.runtime.closed  # type: ignore[attr-defined]
+
+
+async def test_a_runtime_hook_that_gets_no_sandbox_ends_the_start_quietly(tmp_path: Path) -> None:
+    reports: list[tuple[str, str, str]] = []
+    session = fake_agent_session_cls(tmp_path, connect=False)(
+        "sid-nobox", InMemoryFileStore(), status_callback=lambda *r: reports.append(r)
+    )
+    await session.start(OpenHandsConfig(), ConversationInitData())
+
+    assert session.start_failed and session.parts is None
+    assert session.get_state() == AgentState.ERROR
+    assert reports[-1][1] == "STATUS$ERROR_RUNTIME_DISCONNECTED"
+    await session.close()  # nothing was assembled: nothing to release

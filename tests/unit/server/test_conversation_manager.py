@@ -71,9 +71,21 @@ async def test_cleanup_with_zero_close_delay_keeps_running(harness) -> None:
     manager = harness.manager
     harness.services.config.sandbox.close_delay = 0
     manager.cleanup_interval = 0.01
+    rounds = 0
+    three_rounds = asyncio.Event()
+    real_round = manager._cleanup_once
+
+    async def counted_round() -> None:
+        nonlocal rounds
+        await real_round()
+        rounds += 1
+        if rounds == 3:
+            three_rounds.set()
+
+    manager._cleanup_once = counted_round  # type: ignore[method-assign]
     await manager.__aexit__(None, None, None)  # restart the task with the short interval
     await manager.__aenter__()
-    await asyncio.sleep(0.1)
+    await asyncio.wait_for(three_rounds.wait(), timeout=60)
     assert manager.cleanup_running
 
 
@@ -82,7 +94,7 @@ async def test_cleanup_closes_idle_loops_without_sockets(harness) -> None:
     conversation_id = await create(harness)
     await wait_running(harness, conversation_id)
     manager = harness.manager
-    session = manager._conversations[conversation_id].session
+    session = manager.loops.session(conversation_id)
     while session.agent_state() is None:  # no controller yet: state unknown, never closed
         await asyncio.sleep(0.01)
     harness.services.config.sandbox.close_delay = 1
@@ -96,10 +108,10 @@ async def test_cleanup_keeps_busy_or_connected_loops(harness) -> None:
     conversation_id = await create(harness, initial_user_msg="work")
     await wait_running(harness, conversation_id)
     manager = harness.manager
-    session = manager._conversations[conversation_id].session
+    session = manager.loops.session(conversation_id)
     harness.services.config.sandbox.close_delay = 1
     session.last_active_ts -= 10
-    manager._connections["someone"] = conversation_id
+    manager.rooms.connections["someone"] = conversation_id
     await manager._cleanup_once()
     assert await manager.is_agent_loop_running(conversation_id)
 
@@ -109,9 +121,9 @@ async def test_start_is_idempotent(harness) -> None:
     conversation_id = await create(harness)
     manager = harness.manager
     init = ConversationInitData(llm_api_key=SecretStr("x"))
-    first = manager._conversations[conversation_id].session
+    first = manager.loops.session(conversation_id)
     await manager.maybe_start_agent_loop(conversation_id, init, None)
-    assert manager._conversations[conversation_id].session is first
+    assert manager.loops.session(conversation_id) is first
 
 
 async def test_failed_runtime_reports_and_stays_starting(app_config, server_config, workspace):

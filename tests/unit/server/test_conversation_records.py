@@ -1,6 +1,6 @@
-"""StandaloneConversationManager keeps one record per conversation: REST runtimes shared by
-reference count, records closed whole, and starts that wait for every teardown of their own
-conversation."""
+"""StandaloneConversationManager's parts working together: REST runtimes shared by reference
+count and closed with their conversation's loop, nothing kept for a conversation nobody
+uses, and starts that wait for every teardown of their own conversation."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ import asyncio
 import pytest
 from pydantic import SecretStr
 
+from openhands.runtime.utils.teardowns import SANDBOX_TEARDOWNS
+from openhands.server.conversation_manager.loop_registry import teardown_key
 from openhands.server.conversation_manager.standalone_conversation_manager import (
-    ConversationRecord,
     StandaloneConversationManager,
 )
 from openhands.server.session.conversation_init_data import ConversationInitData
-from openhands.server.session.delivery import RoomDelivery
 from tests.unit.server.test_conversation_routes import create
 
 
@@ -70,7 +70,10 @@ async def test_rest_runtime_is_shared_and_closed_by_the_cleanup_once_idle(
 
     await manager._cleanup_once()
     assert attached[0].disconnects == 1
-    assert sid not in manager._conversations  # nothing left in the record: dropped
+    # Nothing is left for the conversation in any part of the manager.
+    assert manager.loops.get(sid) is None
+    assert not manager.rest_runtimes.holds(sid)
+    assert not manager.rooms.has_delivery(sid)
 
 
 async def test_closing_a_loop_closes_its_rest_runtime_when_no_request_uses_it(
@@ -83,7 +86,7 @@ async def test_closing_a_loop_closes_its_rest_runtime_when_no_request_uses_it(
         sid, ConversationInitData(llm_api_key=SecretStr("x")), None
     )
     await manager.close_session(sid)
-    assert sid not in manager._conversations
+    assert manager.loops.get(sid) is None
     assert attached[0].disconnects == 0  # its request is still running
     await manager.detach_from_conversation(in_use)
     assert attached[0].disconnects == 1
@@ -98,27 +101,21 @@ async def test_closing_a_loop_closes_its_rest_runtime_when_no_request_uses_it(
     await manager.close_session(sid)
     assert attached[1].disconnects == 1
     await manager.wait_for_teardown(sid)
-    await asyncio.sleep(0)  # the teardowns' done callbacks run on the next loop pass
-    assert not manager._closing
+    assert not SANDBOX_TEARDOWNS.in_progress(teardown_key(sid))
+    assert manager.rest_runtimes.in_use == 0
 
 
 async def test_a_start_waits_for_every_teardown_of_its_conversation(harness) -> None:
     manager: StandaloneConversationManager = harness.manager
-    loop = asyncio.get_running_loop()
-
-    def closing(sid: str) -> asyncio.Future[None]:
-        record = ConversationRecord(sid, RoomDelivery(manager.sio, sid))
-        record.gone = loop.create_future()
-        manager._closing.add(record)
-        return record.gone
-
-    older, newer, other = closing("a"), closing("a"), closing("b")
+    teardowns = manager.loops.teardowns
+    for sid in ("a", "a", "b"):  # two overlapping teardowns of "a", one of "b"
+        teardowns.begin(teardown_key(sid))
     waiting = asyncio.create_task(manager.wait_for_teardown("a"))
-    newer.set_result(None)
-    for _ in range(10):  # let the waiter run: it must keep waiting for the older one
+    teardowns.end(teardown_key("a"))
+    for _ in range(10):  # let the waiter run: it must keep waiting for the other one
         await asyncio.sleep(0)
     assert not waiting.done()
-    older.set_result(None)
+    teardowns.end(teardown_key("a"))
     await asyncio.wait_for(waiting, 10)  # "b"'s teardown is still running: not waited for
-    assert not other.done()
-    other.set_result(None)
+    assert teardowns.in_progress(teardown_key("b"))
+    teardowns.end(teardown_key("b"))

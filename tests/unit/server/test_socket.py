@@ -250,7 +250,7 @@ async def test_no_event_lost_or_duplicated_at_the_replay_seam(
         last = await original(sid, connection_id, *args)
         stream.add_event(MessageAction("after-read"), EventSource.AGENT)
         # Live delivery of both happens while the socket is held: wait until it has.
-        held = manager._conversations[sid].delivery._held[connection_id]
+        held = manager.rooms.delivery(sid)._held[connection_id]
         deadline = asyncio.get_running_loop().time() + 20
         while not any(p.get("message") == "after-read" for p in held):
             assert asyncio.get_running_loop().time() < deadline, "no live delivery"
@@ -320,7 +320,7 @@ async def test_replay_streams_events_as_they_are_read(live_server, recorders, mo
     live event added mid-replay arrives exactly once, after every replayed one."""
     import threading
 
-    from openhands.server.conversation_manager import standalone_conversation_manager as scm
+    from openhands.server.conversation_manager import socket_rooms as scm
 
     harness, url = live_server
     await harness.store_settings()

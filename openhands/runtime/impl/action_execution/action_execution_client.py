@@ -16,9 +16,10 @@ import socket
 import tempfile
 import threading
 import zipfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeoutError
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, TypedDict, Unpack
 
@@ -47,6 +48,7 @@ from openhands.events.observation import ErrorObservation, Observation
 from openhands.events.serialization import event_from_dict, event_to_dict
 from openhands.events.stream import EventStream
 from openhands.runtime.base import Plugin, Runtime, StatusCallback
+from openhands.runtime.workspace_access import WorkspaceRefused
 
 if TYPE_CHECKING:
     from openhands.llm.llm_registry import LLMRegistry
@@ -60,6 +62,18 @@ class ActionExecutionHTTPError(AgentRuntimeError):
         super().__init__(f"Action execution server answered {status_code}: {detail}")
         self.status_code = status_code
         self.detail = detail
+
+
+@contextmanager
+def _refusals_of_paths() -> Iterator[None]:
+    """On a file request, the action server's 4xx means it refused the path or name it was
+    given (one leading out of its working dir, say): raised as the neutral refusal type."""
+    try:
+        yield
+    except ActionExecutionHTTPError as error:
+        if 400 <= error.status_code < 500:
+            raise WorkspaceRefused(error.detail) from error
+        raise
 
 
 # A request body: the serialized action, a path, the MCP server list.
@@ -265,7 +279,7 @@ class ActionExecutionClient(Runtime):
                 upload_path, upload_name = temp_zip, f"{os.path.basename(host_src)}.zip"
             else:
                 upload_path, upload_name = host_src, os.path.basename(host_src)
-            with open(upload_path, "rb") as f:
+            with open(upload_path, "rb") as f, _refusals_of_paths():
                 self._send(
                     "POST",
                     "/upload_file",
@@ -299,7 +313,8 @@ class ActionExecutionClient(Runtime):
     def list_files(self, path: str | None = None) -> list[str]:
         body = {"path": path} if path is not None else {}
         try:
-            response = self._send("POST", "/list_files", json=body, timeout=10)
+            with _refusals_of_paths():
+                response = self._send("POST", "/list_files", json=body, timeout=10)
         except httpx.TimeoutException as e:
             raise TimeoutError("List files operation timed out") from e
         return list(response.json())

@@ -135,11 +135,21 @@ def confinement(config: OpenHandsConfig, host_cpus: float | None) -> Confinement
     return limits
 
 
+# The engine's CPU count, per engine address: `docker info` is one of the engine's slower
+# calls (tens of ms under load) and every sandbox start needs the count.
+_HOST_CPUS: dict[str, float | None] = {}
+
+
 def host_cpus(client: docker.DockerClient) -> float | None:
+    address = str(getattr(client.api, "base_url", ""))
+    if address in _HOST_CPUS:
+        return _HOST_CPUS[address]
     try:
-        return float(client.info().get("NCPU") or 0) or None
+        cpus = float(client.info().get("NCPU") or 0) or None
     except docker.errors.DockerException:
-        return None
+        return None  # not cached: the engine may answer next time
+    _HOST_CPUS[address] = cpus
+    return cpus
 
 
 @dataclass(frozen=True)
@@ -241,23 +251,38 @@ class SandboxSpec:
         return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-def _published_by_a_container(client: docker.DockerClient, port: int) -> bool:
-    for container in client.containers.list():
-        mapping = container.attrs.get("NetworkSettings", {}).get("Ports") or {}
-        for bindings in mapping.values():
-            for binding in bindings or []:
-                if str(binding.get("HostPort")) == str(port):
-                    return True
-    return False
+def ports_held_by_containers(client: docker.DockerClient) -> set[int]:
+    """Host ports published by a running container, or bound by a stopped one: a stopped
+    sandbox gets its ports back when its conversation reopens, so a new sandbox must not
+    take them (the restart would fail, and the conversation lose its container)."""
+    held: set[int] = set()
+    for summary in client.api.containers(all=True):
+        if summary.get("State") == "running":
+            held.update(
+                int(p["PublicPort"]) for p in summary.get("Ports") or [] if p.get("PublicPort")
+            )
+            continue
+        try:
+            info = client.api.inspect_container(summary["Id"])
+        except docker.errors.NotFound:
+            continue  # removed meanwhile
+        for bindings in (info.get("HostConfig", {}).get("PortBindings") or {}).values():
+            held.update(
+                int(b["HostPort"]) for b in bindings or [] if str(b.get("HostPort", "")).isdigit()
+            )
+    return held
 
 
 def allocate_port(
-    client: docker.DockerClient, port_range: tuple[int, int], locks: list[PortLock]
+    client: docker.DockerClient,
+    port_range: tuple[int, int],
+    locks: list[PortLock],
+    held: set[int] | None = None,
 ) -> int:
-    """A free port of ``port_range``; its lock (if one could be taken) joins ``locks``."""
-    lock = find_and_lock_port(
-        port_range, in_use=lambda port: _published_by_a_container(client, port)
-    )
+    """A free port of ``port_range`` outside ``held`` (default: ``ports_held_by_containers``);
+    its lock (if one could be taken) joins ``locks``."""
+    taken = ports_held_by_containers(client) if held is None else held
+    lock = find_and_lock_port(port_range, in_use=taken.__contains__)
     if lock is None:
         return find_available_port(port_range)
     locks.append(lock)
@@ -267,11 +292,12 @@ def allocate_port(
 def allocate_ports(
     client: docker.DockerClient, config: OpenHandsConfig, locks: list[PortLock]
 ) -> SandboxPorts:
-    server = allocate_port(client, EXECUTION_SERVER_PORT_RANGE, locks)
-    vscode = config.sandbox.vscode_port or allocate_port(client, VSCODE_PORT_RANGE, locks)
+    held = ports_held_by_containers(client)  # one engine round for the four ports
+    server = allocate_port(client, EXECUTION_SERVER_PORT_RANGE, locks, held)
+    vscode = config.sandbox.vscode_port or allocate_port(client, VSCODE_PORT_RANGE, locks, held)
     apps = (
-        allocate_port(client, APP_PORT_RANGE_1, locks),
-        allocate_port(client, APP_PORT_RANGE_2, locks),
+        allocate_port(client, APP_PORT_RANGE_1, locks, held),
+        allocate_port(client, APP_PORT_RANGE_2, locks, held),
     )
     return SandboxPorts(server, vscode, apps)
 

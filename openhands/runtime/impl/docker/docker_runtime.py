@@ -15,7 +15,7 @@ import secrets
 import tarfile
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import docker
@@ -53,12 +53,14 @@ from openhands.runtime.impl.docker.container_spec import (
     ports_of,
     process_volumes,
 )
+from openhands.runtime.impl.docker.vscode_variant import VSCODE_VARIANT
 from openhands.runtime.plugins.requirement import PluginRequirement
 from openhands.runtime.runtime_status import RuntimeStatus
 from openhands.runtime.server.session_key import KEY_FILE_ENV
 from openhands.runtime.utils.command import DEFAULT_MAIN_MODULE, plugin_names
 from openhands.runtime.utils.ports import PortLock
 from openhands.runtime.utils.runtime_build import build_runtime_image
+from openhands.runtime.utils.teardowns import SANDBOX_TEARDOWNS
 
 if TYPE_CHECKING:
     from openhands.llm.llm_registry import LLMRegistry
@@ -101,42 +103,9 @@ def _truthy(name: str) -> bool:
     return os.environ.get(name, "").lower() in ("1", "true", "yes")
 
 
-class _StoppingContainers:
-    """Container names this process is stopping right now.
-
-    A sandbox is stopped in the background after its conversation closes; a new start of
-    that conversation (same container name) waits here instead of attaching to a container
-    that is going away.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._stops: dict[str, tuple[threading.Event, int]] = {}
-
-    @contextlib.contextmanager
-    def stopping(self, name: str) -> Iterator[None]:
-        with self._lock:
-            done, count = self._stops.get(name, (threading.Event(), 0))
-            self._stops[name] = (done, count + 1)
-        try:
-            yield
-        finally:
-            with self._lock:
-                done, count = self._stops[name]
-                if count > 1:
-                    self._stops[name] = (done, count - 1)
-                else:
-                    del self._stops[name]
-                    done.set()
-
-    def wait(self, name: str, timeout: float) -> bool:
-        """True once no stop of ``name`` is in flight; False if one still is at the timeout."""
-        with self._lock:
-            entry = self._stops.get(name)
-        return entry is None or entry[0].wait(timeout)
-
-
-_STOPPING = _StoppingContainers()
+# Container names being stopped, in the process's one record of sandbox teardowns (the
+# conversation manager's is the same): a start of that container waits for its stop.
+_STOPPING = SANDBOX_TEARDOWNS
 
 
 def _matches(name: str, prefix: str) -> bool:
@@ -154,7 +123,7 @@ def stop_all_containers(prefix: str, client: docker.DockerClient | None = None) 
             name = container.name or ""
             if not _matches(name, prefix):
                 continue
-            with _STOPPING.stopping(name):
+            with _STOPPING.tearing_down(name):
                 try:
                     container.stop()
                 except NotFound:
@@ -167,7 +136,7 @@ def stop_all_containers(prefix: str, client: docker.DockerClient | None = None) 
 
 def stop_container(container: Container) -> None:
     """Stop one sandbox; a start of its conversation meanwhile waits for the stop."""
-    with _STOPPING.stopping(container.name or ""):
+    with _STOPPING.tearing_down(container.name or ""):
         try:
             container.stop()
         except NotFound:
@@ -212,6 +181,16 @@ def runtime_image_for(
         enable_vscode=enable_vscode,
         progress=progress,
     )
+
+
+def vscode_variant_for(config: OpenHandsConfig, plain_image: str) -> str | None:
+    """The VS Code variant of ``plain_image`` when it is built; None (no VS Code for now)
+    while it builds in the background (``vscode_variant``)."""
+
+    def build(progress: Callable[[str], None]) -> str:
+        return runtime_image_for(config, docker_client(), enable_vscode=True, progress=progress)
+
+    return VSCODE_VARIANT.image_for(plain_image, DockerRuntimeBuilder(docker_client()), build)
 
 
 def read_kept_session_key(container: Container, env: dict[str, str]) -> str | None:
@@ -277,6 +256,9 @@ class DockerRuntime(ActionExecutionClient):
         self._stop_logs = threading.Event()
         # How this connect got its sandbox: "attached", "restarted", "claimed" or "created".
         self.sandbox_origin: str | None = None
+        # False while the VS Code image variant is still being built (a sandbox made now
+        # starts on the plain image); a configured runtime image is taken as it is.
+        self._vscode_image = True
 
     # --- plumbing ----------------------------------------------------------------------
 
@@ -293,10 +275,14 @@ class DockerRuntime(ActionExecutionClient):
         return f"{base}:{self._host_port}"
 
     @property
-    def _vscode_enabled(self) -> bool:
+    def _vscode_wanted(self) -> bool:
         return self.config.sandbox.enable_vscode and any(
             (p.name if isinstance(p, PluginRequirement) else p) == "vscode" for p in self.plugins
         )
+
+    @property
+    def _vscode_enabled(self) -> bool:
+        return self._vscode_wanted and self._vscode_image
 
     def _sandbox_problem(self) -> str | None:
         try:
@@ -365,11 +351,13 @@ class DockerRuntime(ActionExecutionClient):
             built = True
             self.set_runtime_status(RuntimeStatus.BUILDING_RUNTIME, line)
 
-        image = runtime_image_for(
-            self.config, self.docker, enable_vscode=self._vscode_enabled, progress=progress
-        )
+        image = runtime_image_for(self.config, self.docker, enable_vscode=False, progress=progress)
         if built:
             self.set_runtime_status(RuntimeStatus.STARTING_RUNTIME)
+        if self._vscode_wanted:
+            variant = vscode_variant_for(self.config, image)
+            self._vscode_image = variant is not None
+            image = variant or image
         return image
 
     def _attach_to_container(self) -> bool:
@@ -575,7 +563,7 @@ class DockerRuntime(ActionExecutionClient):
             else rm_all_containers
         )
         # A start of this conversation waits until the stop is over (``_attach_to_container``).
-        with _STOPPING.stopping(self.container_name):
+        with _STOPPING.tearing_down(self.container_name):
             # Looked up through the module so the stop can be observed (and replaced in tests).
             stop_all_containers(CONTAINER_NAME_PREFIX if remove_all else self.container_name)
             self._release_ports()

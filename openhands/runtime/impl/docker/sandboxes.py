@@ -17,6 +17,7 @@ every DockerRuntime it creates. It holds
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
@@ -31,6 +32,7 @@ from docker.models.containers import Container
 
 from openhands.core.config import OpenHandsConfig
 from openhands.runtime.impl.docker.container_spec import SandboxSpec, host_cpus
+from openhands.runtime.impl.docker.vscode_variant import VSCODE_VARIANT
 from openhands.runtime.impl.docker.warm_pool import (
     LABEL_OWNER,
     LABEL_POOL_PROCESS,
@@ -111,6 +113,9 @@ class DockerSandboxes:
                     owner=owner,
                     client_factory=client_factory,
                 )
+                # Once the VS Code variant is built, plain pool sandboxes are replaced now
+                # rather than at the pool's next review.
+                VSCODE_VARIANT.add_ready_listener(self.pool.refresh)
 
     @classmethod
     def for_server(cls, config: OpenHandsConfig, plugins: tuple[str, ...]) -> DockerSandboxes:
@@ -137,13 +142,22 @@ class DockerSandboxes:
 
     def current_spec(self) -> tuple[SandboxSpec, str]:
         """The spec a conversation of this server gets now, and its fingerprint."""
-        from openhands.runtime.impl.docker.docker_runtime import runtime_image_for
+        from openhands.runtime.impl.docker.docker_runtime import (
+            runtime_image_for,
+            vscode_variant_for,
+        )
 
         plugins = self._plugins or ()
         vscode = self.config.sandbox.enable_vscode and "vscode" in plugins
-        image = self.config.sandbox.runtime_container_image or runtime_image_for(
-            self.config, self.client, enable_vscode=vscode
-        )
+        image = self.config.sandbox.runtime_container_image
+        if image is None:
+            image = runtime_image_for(self.config, self.client, enable_vscode=False)
+            if vscode:
+                # Until the VS Code variant is built, the pool holds plain sandboxes (as a
+                # conversation started now gets); its refill after the build replaces them.
+                variant = vscode_variant_for(self.config, image)
+                vscode = variant is not None
+                image = variant or image
         spec = SandboxSpec(
             config=self.config,
             image=image,
@@ -158,10 +172,25 @@ class DockerSandboxes:
 
     def start(self) -> None:
         if self.pool is not None:
-            self.pool.start()
+            self.pool.start()  # its first refill asks for the VS Code variant
+        elif self.config.sandbox.enable_vscode and "vscode" in (self._plugins or ()):
+            # No pool to ask for it: start the VS Code variant's build now rather than at
+            # the first conversation, so fewer conversations start without VS Code.
+            threading.Thread(
+                target=self._prepare_vscode, name="vscode-variant-check", daemon=True
+            ).start()
+
+    def _prepare_vscode(self) -> None:
+        with contextlib.suppress(OSError, AttributeError):
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+        try:
+            self.current_spec()
+        except Exception as error:  # a conversation's start reports a real problem
+            logger.warning("Could not look for the VS Code sandbox image: %s", error)
 
     def close(self) -> None:
         if self.pool is not None:
+            VSCODE_VARIANT.remove_ready_listener(self.pool.refresh)
             self.pool.close()
 
     # --- deletes ---------------------------------------------------------------------------

@@ -31,6 +31,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import docker
@@ -162,6 +163,7 @@ class DockerWarmPool:
         self._filled = threading.Condition(self._lock)
         self.stats = PoolStats()
         self._http = httpx.Client(timeout=10.0)
+        self._engine_workers = ThreadPoolExecutor(1, thread_name_prefix="warm-pool-claim")
 
     @property
     def client(self) -> docker.DockerClient:
@@ -189,6 +191,7 @@ class DockerWarmPool:
         for member in members:
             self._remove(member)
         self._http.close()
+        self._engine_workers.shutdown(wait=False)
         if members:
             logger.info("Warm pool closed: removed %d idle sandbox(es)", len(members))
         return len(members)
@@ -237,16 +240,26 @@ class DockerWarmPool:
     def _hand_over(self, member: PoolMember, name: str) -> ClaimedSandbox | None:
         new_key = secrets.token_urlsafe(32)
         try:
+            # The normal CPU weight first: the action server answers the key swap below, and
+            # at the pool's weight a busy host starves it.
+            self.client.api.update_container(member.container_id, cpu_shares=DEFAULT_CPU_SHARES)
+        except DockerException as error:
+            logger.warning("Warm pool sandbox %s could not be handed over: %s", member.name, error)
+            self._remove(member)
+            return None
+        # The rename runs while the action server swaps its key (by id: no inspect first).
+        engine = self._engine_workers.submit(self.client.api.rename, member.container_id, name)
+        try:
             response = self._http.post(
                 f"{self._server_url(member.ports.server)}/session_api_key",
                 headers={"X-Session-API-Key": member.pool_key},
                 json={"session_api_key": new_key},
             )
             response.raise_for_status()
-            container = self.client.containers.get(member.container_id)
-            container.rename(name)
-            container.update(cpu_shares=DEFAULT_CPU_SHARES)
+            engine.result()
         except (httpx.HTTPError, DockerException) as error:
+            with contextlib.suppress(Exception):
+                engine.result()  # finished before the member is removed
             logger.warning("Warm pool sandbox %s could not be handed over: %s", member.name, error)
             self._remove(member)
             return None
