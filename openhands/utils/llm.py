@@ -73,6 +73,10 @@ def _price_map_file() -> Path | None:
     return Path(spec.origin).parent / _COST_MAP_FILE
 
 
+# Bumped when what the table keeps changes, so a cache an older version wrote is rebuilt.
+_TABLE_RULES = "conversation-modes-1"
+
+
 def _model_cache_file() -> tuple[Path, str] | None:
     """Where the model table of the installed LiteLLM is cached, and the key it must carry.
 
@@ -89,7 +93,7 @@ def _model_cache_file() -> tuple[Path, str] | None:
         info = cost_map.stat()
     except OSError:
         return None
-    key = f"{cost_map}:{info.st_size}:{info.st_mtime_ns}:{info.st_ino}"
+    key = f"{_TABLE_RULES}:{cost_map}:{info.st_size}:{info.st_mtime_ns}:{info.st_ino}"
     cache_home = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(cache_home) / "openhands" / "litellm-models.json", key
 
@@ -109,12 +113,22 @@ def _expand_aliases(entries: dict[str, Any]) -> dict[str, Any]:
     return {**entries, **added}
 
 
+# Price map modes of models that answer a conversation. The map also prices embedding,
+# image, audio, rerank, OCR and search models, which an agent's LLM setting cannot use; an
+# entry without a mode is kept (LiteLLM treats it as chat).
+CONVERSATION_MODES = frozenset({"chat", "completion", "responses"})
+
+
 def _provider_ids(entries: Mapping[str, Any]) -> frozenset[str]:
-    """``provider/model`` for each price map entry whose name lacks a provider and whose
-    info names one; other names as they are (``sample_spec`` is the map's own example)."""
+    """``provider/model`` for each price map entry of a conversation model whose name lacks
+    a provider and whose info names one; other names as they are (``sample_spec`` is the
+    map's own example)."""
     ids: set[str] = set()
     for name, info in entries.items():
         if name == "sample_spec":
+            continue
+        mode = info.get("mode") if isinstance(info, dict) else None
+        if mode is not None and mode not in CONVERSATION_MODES:
             continue
         provider = info.get("litellm_provider") if isinstance(info, dict) else None
         ids.add(name if "/" in name or not provider else f"{provider}/{name}")

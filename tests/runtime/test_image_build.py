@@ -3,11 +3,13 @@ content hash, a source-only change rebuilt from the lock image (runtime.md §12.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shutil
 from pathlib import Path
 
 import pytest
+from docker.errors import ImageNotFound
 
 from openhands.runtime.builder.base_image import DEFAULT_BASE_IMAGE
 from openhands.runtime.builder.docker import DockerRuntimeBuilder
@@ -152,3 +154,29 @@ def test_missing_custom_base_image_is_an_error_not_a_pull(
 ) -> None:
     with pytest.raises(AgentRuntimeImageNotFoundError, match="no-such-base:1 does not exist"):
         build_runtime_image("no-such-base:1", docker_builder)
+
+
+def test_a_background_build_runs_its_steps_under_a_cpu_cap(
+    runtime_image: str, docker_builder: DockerRuntimeBuilder, tmp_path: Path
+) -> None:
+    """The VS Code variant builds while conversations run: its steps must not take every
+    CPU. A step reads its own cgroup's quota: capped for a background build, unlimited for
+    an ordinary one."""
+    (tmp_path / "Dockerfile").write_text(
+        f"FROM {runtime_image}\n"
+        "RUN (cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us 2>/dev/null"
+        " || cut -d' ' -f1 /sys/fs/cgroup/cpu.max) > /quota\n"
+    )
+    tag = f"{get_runtime_image_repo()}:background-build-test"
+    background = DockerRuntimeBuilder(docker_builder.client, background=True)
+    try:
+        # No layer cache: each build must run the step itself.
+        background.build(tmp_path, [tag], extra_build_args=["--no-cache"])
+        capped = run_in(docker_builder, tag, "cat", "/quota").strip()
+        docker_builder.build(tmp_path, [tag], extra_build_args=["--no-cache"])
+        ordinary = run_in(docker_builder, tag, "cat", "/quota").strip()
+    finally:
+        with contextlib.suppress(ImageNotFound):
+            docker_builder.client.images.remove(tag, force=True)
+    assert capped.isdigit() and int(capped) > 0, capped
+    assert ordinary in ("-1", "max"), ordinary

@@ -34,9 +34,21 @@ def docker_client() -> docker.DockerClient:
     return client
 
 
+# A background build (the VS Code variant, built while conversations run) may use this
+# share of the engine's CPUs. A nice value does not reach the build: its steps run under the
+# engine, not under the CLI that started them.
+BACKGROUND_CPU_SHARE = 0.5
+_CPU_PERIOD_US = 100_000
+
+
 class DockerRuntimeBuilder(RuntimeBuilder):
-    def __init__(self, client: docker.DockerClient | None = None) -> None:
+    def __init__(
+        self, client: docker.DockerClient | None = None, *, background: bool = False
+    ) -> None:
+        """``background``: a build nobody waits for; its steps get a capped share of the CPU
+        and the lowest weight (classic builder only: BuildKit has no such limits)."""
         self.client = client or docker_client()
+        self.background = background
 
     # -- build ------------------------------------------------------------------------
 
@@ -78,6 +90,8 @@ class DockerRuntimeBuilder(RuntimeBuilder):
             env["DOCKER_BUILDKIT"] = "0"
             command = ["docker", "build"]
         command.append(f"--tag={tag}")
+        if self.background and command[1] == "build":
+            command += self._background_limits()
         for key, value in (build_args or {}).items():
             command += ["--build-arg", f"{key}={value}"]
         if platform:
@@ -85,6 +99,14 @@ class DockerRuntimeBuilder(RuntimeBuilder):
         command += list(extra_build_args or [])
         command.append(str(path))
         return command, env
+
+    def _background_limits(self) -> list[str]:
+        try:
+            cpus = float(self.client.info().get("NCPU") or 1)
+        except DockerException:
+            cpus = 1.0
+        quota = int(max(1.0, cpus * BACKGROUND_CPU_SHARE) * _CPU_PERIOD_US)
+        return ["--cpu-shares=2", f"--cpu-period={_CPU_PERIOD_US}", f"--cpu-quota={quota}"]
 
     @staticmethod
     def _stream(

@@ -134,3 +134,30 @@ def test_a_map_that_may_come_from_the_network_is_not_read(
 
     assert llm.litellm_provider_ids(load) == _ids_from_the_package()
     assert loaded == [True]
+
+
+def test_only_models_that_hold_a_conversation_are_offered() -> None:
+    entries = {
+        "gpt-x": {"litellm_provider": "openai", "mode": "chat"},
+        "old-completer": {"litellm_provider": "openai", "mode": "completion"},
+        "gpt-x-pro": {"litellm_provider": "openai", "mode": "responses"},
+        "no-mode": {"litellm_provider": "acme"},
+        "text-embedding-x": {"litellm_provider": "openai", "mode": "embedding"},
+        "1024-x-1024/image-x": {"litellm_provider": "openai", "mode": "image_generation"},
+        "whisper-x": {"litellm_provider": "openai", "mode": "audio_transcription"},
+        "rerank-x": {"litellm_provider": "cohere", "mode": "rerank"},
+    }
+    assert llm._provider_ids(entries) == {
+        "openai/gpt-x",
+        "openai/old-completer",
+        "openai/gpt-x-pro",
+        "acme/no-mode",
+    }
+
+
+def test_the_shipped_list_has_chat_models_and_no_embedding_models(local_map: Path) -> None:
+    ids = llm.price_map_provider_ids()
+    assert ids is not None
+    assert "openai/gpt-4o" in ids
+    assert "openai/text-embedding-3-small" not in ids
+    assert "openai/dall-e-3" not in ids

@@ -165,14 +165,16 @@ def runtime_image_for(
     *,
     enable_vscode: bool,
     progress: Callable[[str], None] | None = None,
+    background: bool = False,
 ) -> str:
-    """The runtime image for ``config``: reused by content hash, built when missing."""
+    """The runtime image for ``config``: reused by content hash, built when missing
+    (``background``: by a build nobody waits for, at a capped CPU share)."""
     base = config.sandbox.base_container_image
     if base in (None, DEFAULT_BASE_CONTAINER_IMAGE):
         base = DEFAULT_BASE_IMAGE
     return build_runtime_image(
         base,
-        DockerRuntimeBuilder(client),
+        DockerRuntimeBuilder(client, background=background),
         platform=config.sandbox.platform,
         extra_deps=config.sandbox.runtime_extra_deps,
         force_rebuild=config.sandbox.force_rebuild_runtime,
@@ -188,7 +190,9 @@ def vscode_variant_for(config: OpenHandsConfig, plain_image: str) -> str | None:
     while it builds in the background (``vscode_variant``)."""
 
     def build(progress: Callable[[str], None]) -> str:
-        return runtime_image_for(config, docker_client(), enable_vscode=True, progress=progress)
+        return runtime_image_for(
+            config, docker_client(), enable_vscode=True, progress=progress, background=True
+        )
 
     return VSCODE_VARIANT.image_for(plain_image, DockerRuntimeBuilder(docker_client()), build)
 

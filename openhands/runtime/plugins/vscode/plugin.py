@@ -30,6 +30,9 @@ from openhands.runtime.utils.bash import su_target
 NODE_DIR = Path("/openhands/node")
 CODE_SERVER_ENTRY = NODE_DIR / "lib/node_modules/code-server/out/node/entry.js"
 READY_TIMEOUT = 60.0
+# code-server boots in ~1 s and the sandbox is not ready before it answers: a short step
+# keeps the wait close to the boot itself (each step adds half of itself on average).
+READY_POLL_SECONDS = 0.05
 WORKSPACE_SETTINGS = {
     "workbench.colorTheme": "Default Dark Modern",
     "workbench.startupEditor": "none",
@@ -159,7 +162,7 @@ class VSCodePlugin(Plugin):
                 with urllib.request.urlopen(f"http://127.0.0.1:{launch.port}/healthz", timeout=2):
                     return
             except (urllib.error.URLError, OSError):
-                time.sleep(0.2)
+                time.sleep(READY_POLL_SECONDS)
         raise RuntimeError(f"code-server did not answer on port {launch.port}")
 
     def close(self) -> None:
