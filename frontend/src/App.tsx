@@ -1,21 +1,26 @@
 import { lazy, Suspense } from "react";
+import { useTranslation } from "./i18n/useTranslation";
 import { BrowserRouter, Route, Routes } from "react-router-dom";
 import { Layout } from "./components/Layout";
 import { SettingsProvider } from "./hooks/SettingsContext";
 import { ToastProvider } from "./hooks/ToastContext";
+import { withNamespace } from "./i18n";
+import { LanguageSync } from "./i18n/LanguageSync";
 import { HomePage } from "./pages/home/HomePage";
 import { NotFoundPage } from "./pages/NotFoundPage";
 
 // The conversation route pulls in socket.io, xterm, markdown and diff code;
 // settings is rarely visited. Both load on demand.
-const ConversationPage = lazy(() => import("./pages/conversation/ConversationPage"));
-const SettingsPage = lazy(() => import("./pages/settings/SettingsPage"));
-const OverviewPage = lazy(() => import("./pages/overview/OverviewPage"));
+const ConversationPage = lazy(() => withNamespace(import("./pages/conversation/ConversationPage"), "conversation"));
+// A page's own texts arrive with its code, so it never shows before its words.
+const SettingsPage = lazy(() => withNamespace(import("./pages/settings/SettingsPage"), "settings"));
+const OverviewPage = lazy(() => withNamespace(import("./pages/overview/OverviewPage"), "overview"));
 
 function PageLoading() {
+  const { t } = useTranslation();
   return (
     <div className="page-loading" role="status">
-      Loading…
+      {t("loading")}
     </div>
   );
 }
@@ -25,6 +30,7 @@ export function App() {
     <BrowserRouter>
       <ToastProvider>
         <SettingsProvider>
+          <LanguageSync />
           <Routes>
             <Route element={<Layout />}>
               <Route index element={<HomePage />} />

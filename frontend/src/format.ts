@@ -1,6 +1,6 @@
-/** Small display formatters shared by the pages. */
+/** Small display formatters shared by the pages, in the UI's current language. */
+import { i18n } from "./i18n";
 
-const RTF = new Intl.RelativeTimeFormat("en", { numeric: "auto" });
 const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
   ["year", 365 * 24 * 3600],
   ["month", 30 * 24 * 3600],
@@ -9,6 +9,20 @@ const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
   ["minute", 60],
 ];
 
+// Intl formatters are costly to build: one of each per language, made on first use.
+const relativeFormats = new Map<string, Intl.RelativeTimeFormat>();
+const countFormats = new Map<string, Intl.NumberFormat>();
+
+function cached<T>(cache: Map<string, T>, make: (language: string) => T): T {
+  const language = i18n.language || "en";
+  let format = cache.get(language);
+  if (!format) {
+    format = make(language);
+    cache.set(language, format);
+  }
+  return format;
+}
+
 /** "5 minutes ago"; "just now" under a minute; "" for a missing date. */
 export function relativeTime(iso: string | null | undefined, now: number = Date.now()): string {
   if (!iso) return "";
@@ -16,23 +30,26 @@ export function relativeTime(iso: string | null | undefined, now: number = Date.
   if (Number.isNaN(then)) return "";
   const seconds = Math.round((then - now) / 1000);
   for (const [unit, size] of UNITS) {
-    if (Math.abs(seconds) >= size) return RTF.format(Math.trunc(seconds / size), unit);
+    if (Math.abs(seconds) >= size) {
+      const format = cached(relativeFormats, (l) => new Intl.RelativeTimeFormat(l, { numeric: "auto" }));
+      return format.format(Math.trunc(seconds / size), unit);
+    }
   }
-  return "just now";
+  return i18n.t("common:justNow");
 }
 
+/** Dollars, as the server counts them. */
 export function formatCost(cost: number | null | undefined): string {
   if (cost == null) return "";
   return `$${cost < 0.01 && cost > 0 ? cost.toFixed(4) : cost.toFixed(2)}`;
 }
 
-const INT = new Intl.NumberFormat("en");
 export function formatCount(value: number | null | undefined): string {
-  return INT.format(value ?? 0);
+  return cached(countFormats, (l) => new Intl.NumberFormat(l)).format(value ?? 0);
 }
 
 export function formatTimestamp(iso: string | undefined): string {
   if (!iso) return "";
   const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? "" : date.toLocaleTimeString();
+  return Number.isNaN(date.getTime()) ? "" : date.toLocaleTimeString(i18n.language || undefined);
 }

@@ -41,6 +41,9 @@ from tests.support.mcp_server import TEST_API_KEY, MCPTestServer
 from tests.support.scripted_llm import ScriptedLLMServer, text
 from tests.support.tls_certs import TestCA
 
+# The UI's own translations: the test expects what a Japanese user is shown.
+_LOCALES = Path(__file__).resolve().parents[2] / "frontend" / "src" / "i18n" / "locales"
+
 FORGE_TOKEN = "ghp_uiPickerToken123"
 OWNER, REPO = "acme", "widgets"
 
@@ -61,7 +64,9 @@ def test_settings_fields_round_trip(ui: BrowserPage, configured: E2EServer) -> N
     page.get_by_test_id("settings-git-user-email").fill("ada@example.com")
     page.get_by_test_id("settings-language").select_option("ja")
     page.get_by_test_id("settings-save").click()
-    expect(page.get_by_text("Settings saved")).to_be_visible()
+    # Saving Japanese switches the page at once, the confirmation included.
+    japanese = json.loads((_LOCALES / "ja" / "settings.json").read_text(encoding="utf-8"))
+    expect(page.get_by_text(japanese["llm"]["saved"])).to_be_visible()
 
     stored = configured.api.get("/api/settings").json()
     assert {
@@ -85,7 +90,7 @@ def test_settings_fields_round_trip(ui: BrowserPage, configured: E2EServer) -> N
     expect(page.get_by_test_id("settings-language")).to_have_value("ja")
     expect(page.get_by_test_id("settings-search-api-key")).to_have_value("")
     expect(page.get_by_test_id("settings-search-api-key-status")).to_have_text(
-        "A search key is set."
+        japanese["storedKey"]["search"]["set"]
     )
     # The new parts of the page, the MCP form open, pass the accessibility check.
     page.get_by_test_id("add-mcp-server").click()

@@ -1,4 +1,5 @@
 import { useEffect, useState } from "react";
+import { useTranslation } from "../i18n/useTranslation";
 import { NavLink, Outlet, useLocation } from "react-router-dom";
 import { useMediaQuery } from "../hooks/useMediaQuery";
 import { ConversationSidebar } from "./sidebar/ConversationSidebar";
@@ -22,6 +23,7 @@ export function Layout() {
   const [narrowOpen, setNarrowOpen] = useState(false);
   const open = narrow ? narrowOpen : wideOpen;
   const location = useLocation();
+  const { t } = useTranslation("navigation");
 
   useEffect(() => setNarrowOpen(false), [location.pathname]);
 
@@ -43,7 +45,7 @@ export function Layout() {
   return (
     <div className="app">
       <a className="skip-link" href="#main">
-        Skip to content
+        {t("skipToContent")}
       </a>
       <header className="app-header">
         <button
@@ -52,24 +54,24 @@ export function Layout() {
           data-testid="sidebar-toggle"
           aria-expanded={open}
           aria-controls="conversation-sidebar"
-          aria-label={open ? "Hide the conversation list" : "Show the conversation list"}
+          aria-label={open ? t("hideSidebar") : t("showSidebar")}
           onClick={toggle}
         >
           ☰
         </button>
-        <NavLink to="/" className="brand" aria-label="OpenHands home">
+        <NavLink to="/" className="brand" aria-label={t("brandHome")}>
           <span className="brand__mark" aria-hidden="true" />
           OpenHands
         </NavLink>
-        <nav aria-label="Main">
+        <nav aria-label={t("mainNav")}>
           <NavLink to="/" end className="nav-link" data-testid="nav-home">
-            Conversations
+            {t("conversations")}
           </NavLink>
           <NavLink to="/agents" className="nav-link" data-testid="nav-overview">
-            Agents
+            {t("agents")}
           </NavLink>
           <NavLink to="/settings" className="nav-link" data-testid="nav-settings">
-            Settings
+            {t("settings")}
           </NavLink>
         </nav>
       </header>

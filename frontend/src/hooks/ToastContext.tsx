@@ -1,4 +1,5 @@
 /** Transient messages shown in a polite live region at the corner of the screen. */
+import { useTranslation } from "../i18n/useTranslation";
 import { createContext, useCallback, useContext, useMemo, useRef, useState, type ReactNode } from "react";
 
 export type ToastKind = "info" | "error" | "success";
@@ -16,6 +17,7 @@ const TOAST_MS = 6000;
 export function ToastProvider({ children }: { children: ReactNode }) {
   const [toasts, setToasts] = useState<Toast[]>([]);
   const nextKey = useRef(1);
+  const { t } = useTranslation();
 
   const dismiss = useCallback((key: number) => setToasts((list) => list.filter((t) => t.key !== key)), []);
   const show = useCallback<ShowToast>(
@@ -35,7 +37,7 @@ export function ToastProvider({ children }: { children: ReactNode }) {
         {toasts.map((toast) => (
           <div key={toast.key} className={`toast toast--${toast.kind}`}>
             <span>{toast.message}</span>
-            <button type="button" className="icon-button" aria-label="Dismiss" onClick={() => dismiss(toast.key)}>
+            <button type="button" className="icon-button" aria-label={t("dismiss")} onClick={() => dismiss(toast.key)}>
               ×
             </button>
           </div>

@@ -5,6 +5,7 @@
  */
 import type { AgentState, OhEvent } from "../api/types";
 import { AGENT_STATES } from "../api/types";
+import { i18n } from "../i18n";
 import { isErrorPayload, isEvent, isStatusUpdate } from "./conversationReducer";
 
 export interface AgentActivity {
@@ -53,35 +54,35 @@ export function describeAction(event: OhEvent): string | null {
   if (!("action" in event) || event.source !== "agent" || NOT_WORK.has(event.action)) return null;
   switch (event.action) {
     case "run":
-      return `Ran: ${clip(event.args.command)}`;
+      return i18n.t("overview:action.run", { command: clip(event.args.command) });
     case "run_ipython":
-      return `Ran Python: ${clip(event.args.code)}`;
+      return i18n.t("overview:action.run_ipython", { code: clip(event.args.code) });
     case "read":
-      return `Read ${event.args.path}`;
+      return i18n.t("overview:action.read", { path: event.args.path });
     case "write":
-      return `Wrote ${event.args.path}`;
+      return i18n.t("overview:action.write", { path: event.args.path });
     case "edit":
-      return `Edited ${event.args.path}`;
+      return i18n.t("overview:action.edit", { path: event.args.path });
     case "browse":
-      return `Opened ${clip(event.args.url)}`;
+      return i18n.t("overview:action.browse", { url: clip(event.args.url) });
     case "browse_interactive":
-      return "Used the browser";
+      return i18n.t("overview:action.browse_interactive");
     case "think":
-      return "Thought it over";
+      return i18n.t("overview:action.think");
     case "finish":
-      return "Finished the task";
+      return i18n.t("overview:action.finish");
     case "reject":
-      return "Rejected the task";
+      return i18n.t("overview:action.reject");
     case "delegate":
-      return `Delegated to ${event.args.agent}`;
+      return i18n.t("overview:action.delegate", { agent: event.args.agent });
     case "call_tool_mcp":
-      return `Called ${event.args.name}`;
+      return i18n.t("overview:action.call_tool_mcp", { name: event.args.name });
     case "task_tracking":
-      return "Updated its task list";
+      return i18n.t("overview:action.task_tracking");
     case "condensation":
-      return "Condensed its memory";
+      return i18n.t("overview:action.condensation");
     case "message":
-      return `Said: ${clip(event.args.content)}`;
+      return i18n.t("overview:action.message", { content: clip(event.args.content) });
     default:
       return null;
   }

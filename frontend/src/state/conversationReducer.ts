@@ -19,6 +19,7 @@ import type {
   StatusUpdatePayload,
 } from "../api/types";
 import { AGENT_STATES } from "../api/types";
+import { i18n } from "../i18n";
 import { asDelivered } from "./eventVisibility";
 
 export interface RuntimeStatusLine {
@@ -265,7 +266,7 @@ export function conversationReducer(state: ConversationState, action: Conversati
         if (isStatusUpdate(payload)) applyStatus(draft, payload);
         else if (isEvent(payload)) applyEvent(draft, payload);
         else if (isErrorPayload(payload)) {
-          draft.addNotice(payload.error_code === 401 ? "Session expired." : payload.message);
+          draft.addNotice(payload.error_code === 401 ? i18n.t("common:sessionExpired") : payload.message);
         }
       }
       return draft.state;

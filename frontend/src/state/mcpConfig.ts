@@ -4,6 +4,7 @@
  * (shttp also `timeout`), `stdio_servers` take `{name, command, args, env}`).
  */
 import type { McpConfig } from "../api/types";
+import { i18n } from "../i18n";
 
 export type McpKind = "sse" | "shttp" | "stdio";
 
@@ -134,18 +135,18 @@ export function serverFromDraft(draft: McpDraft, others: readonly McpServer[], p
   if (draft.kind === "stdio") {
     const name = draft.name.trim();
     const command = draft.command.trim();
-    if (!NAME.test(name)) errors.name = "Use letters, digits, '-' and '_'.";
-    else if (others.some((s) => s.kind === "stdio" && s.name === name)) errors.name = "A stdio server with this name exists.";
-    if (!command) errors.command = "Enter the program to run.";
-    else if (/\s/.test(command)) errors.command = "Only the program here; put its arguments below.";
+    if (!NAME.test(name)) errors.name = i18n.t("settings:mcp.validation.name");
+    else if (others.some((s) => s.kind === "stdio" && s.name === name)) errors.name = i18n.t("settings:mcp.validation.nameTaken");
+    if (!command) errors.command = i18n.t("settings:mcp.validation.command");
+    else if (/\s/.test(command)) errors.command = i18n.t("settings:mcp.validation.commandArgs");
     const args = splitArgs(draft.args);
-    if (args === null) errors.args = "A quote is not closed.";
+    if (args === null) errors.args = i18n.t("settings:mcp.validation.args");
     const env: Record<string, string> = {};
     for (const line of draft.env.split("\n").map((l) => l.trim()).filter(Boolean)) {
       const at = line.indexOf("=");
       const key = at > 0 ? line.slice(0, at).trim() : "";
       if (!ENV_NAME.test(key)) {
-        errors.env = `"${line}" is not KEY=value with a valid variable name.`;
+        errors.env = i18n.t("settings:mcp.validation.env", { line });
         break;
       }
       env[key] = line.slice(at + 1);
@@ -161,9 +162,9 @@ export function serverFromDraft(draft: McpDraft, others: readonly McpServer[], p
     parsed = null;
   }
   if (!parsed || !["http:", "https:", "ws:", "wss:"].includes(parsed.protocol) || !parsed.host) {
-    errors.url = "Enter the server's http(s) URL, e.g. http://localhost:8080/mcp.";
+    errors.url = i18n.t("settings:mcp.validation.url");
   } else if (others.some((s) => s.kind === draft.kind && s.kind !== "stdio" && s.url === url)) {
-    errors.url = "This server is already in the list.";
+    errors.url = i18n.t("settings:mcp.validation.urlTaken");
   }
   const keptKey = previous && previous.kind !== "stdio" ? previous.apiKey : null;
   const apiKey = draft.apiKey.trim() || keptKey;
@@ -171,7 +172,7 @@ export function serverFromDraft(draft: McpDraft, others: readonly McpServer[], p
   const timeoutText = draft.timeout.trim();
   const timeout = timeoutText ? Number(timeoutText) : null;
   if (timeoutText && !(/^\d+$/.test(timeoutText) && timeout !== null && timeout > 0 && timeout <= 3600)) {
-    errors.timeout = "Seconds between 1 and 3600, or leave empty for 60.";
+    errors.timeout = i18n.t("settings:mcp.validation.timeout");
   }
   if (Object.keys(errors).length) return { errors };
   return { server: { kind: "shttp", url, apiKey, timeout } };

@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { runtimeStatusText, STARTING_TEXT, startingText, statusText } from "./statusText";
+import { i18n } from "../i18n";
+import { agentStateSentence, runtimeStatusText, startingText, statusText } from "./statusText";
+
+const STARTING_TEXT = "Starting the sandbox…";
 
 describe("startingText (a STARTING conversation's runtime_status)", () => {
   it("says building only when the server says an image is being built", () => {
@@ -67,13 +70,12 @@ describe("runtimeStatusText", () => {
 describe("sentences for every state", () => {
   it("has a sentence, not a raw value, for every agent state", async () => {
     const { AGENT_STATES } = await import("../api/types");
-    const { AGENT_STATE_SENTENCE } = await import("./statusText");
     for (const state of AGENT_STATES) {
-      const sentence = AGENT_STATE_SENTENCE[state];
+      const sentence = agentStateSentence(state);
       expect(sentence).toMatch(/^[A-Z]/);
       expect(sentence).not.toContain("_");
     }
-    expect(AGENT_STATE_SENTENCE.awaiting_user_input).toBe("Waiting for your next message.");
+    expect(agentStateSentence("awaiting_user_input")).toBe("Waiting for your next message.");
   });
 
   it("words a listed conversation from its status and runtime status", async () => {
@@ -83,5 +85,19 @@ describe("sentences for every state", () => {
     expect(conversationStatusText("RUNNING", "STATUS$READY")).toBe("Running");
     expect(conversationStatusText("RUNNING", "STATUS$ERROR_MEMORY")).toBe("The sandbox ran out of memory.");
     expect(conversationStatusText("STOPPED", "STATUS$STOPPED")).toBe("Stopped");
+  });
+});
+
+describe("in another language", () => {
+  it("words statuses in the current UI language and keeps the server's extra detail", async () => {
+    await i18n.changeLanguage("ja");
+    try {
+      expect(startingText("STATUS$BUILDING_RUNTIME")).toBe("サンドボックスのイメージをビルドしています…");
+      expect(agentStateSentence("running")).toBe("タスクを実行しています…");
+      expect(runtimeStatusText("X$Y")).toBe("X$Y");
+      expect(statusText("STATUS$LLM_RETRY", "Retrying LLM request, 2 / 5")).toBe("Retrying LLM request, 2 / 5");
+    } finally {
+      await i18n.changeLanguage("en");
+    }
   });
 });

@@ -1,14 +1,15 @@
 /** One conversation in the sidebar: its live status, and rename, open in a new tab, export, stop and delete. */
 import { memo, useEffect, useRef, useState, type FormEvent } from "react";
+import { useTranslation } from "../../i18n/useTranslation";
 import { NavLink, useMatch, useNavigate } from "react-router-dom";
 import { deleteConversation, renameConversation, stopConversation } from "../../api/conversations";
-import { exportTrajectory } from "../../api/exportTrajectory";
 import type { ConversationInfo } from "../../api/types";
 import { useToast } from "../../hooks/ToastContext";
 import { announceConversationsChanged } from "../../state/conversationChanges";
 import { conversationStatusText } from "../../state/statusText";
 
 type Mode = "view" | "menu" | "rename" | "confirm-delete";
+type Action = "rename" | "export" | "stop" | "delete";
 
 function errorText(reason: unknown): string {
   return reason instanceof Error ? reason.message : String(reason);
@@ -22,6 +23,7 @@ export const SidebarItem = memo(function SidebarItem({ conversation }: { convers
   const [busy, setBusy] = useState(false);
   const toast = useToast();
   const navigate = useNavigate();
+  const { t } = useTranslation(["navigation", "common"]);
   const isOpen = useMatch(path) !== null;
   const root = useRef<HTMLLIElement>(null);
   const status = conversationStatusText(conversation.status, conversation.runtime_status);
@@ -41,7 +43,7 @@ export const SidebarItem = memo(function SidebarItem({ conversation }: { convers
     };
   }, [mode]);
 
-  async function act(what: string, run: () => Promise<unknown>, after?: () => void) {
+  async function act(what: Action, run: () => Promise<unknown>, after?: () => void) {
     setBusy(true);
     try {
       await run();
@@ -49,7 +51,7 @@ export const SidebarItem = memo(function SidebarItem({ conversation }: { convers
       setMode("view");
       after?.();
     } catch (reason) {
-      toast(`${what} failed: ${errorText(reason)}`, "error");
+      toast(t(`common:failed.${what}`, { error: errorText(reason) }), "error");
     } finally {
       setBusy(false);
     }
@@ -62,7 +64,7 @@ export const SidebarItem = memo(function SidebarItem({ conversation }: { convers
       setMode("view");
       return;
     }
-    void act("Rename", () => renameConversation(id, next));
+    void act("rename", () => renameConversation(id, next));
   }
 
   const running = conversation.status === "RUNNING" || conversation.status === "STARTING";
@@ -77,7 +79,7 @@ export const SidebarItem = memo(function SidebarItem({ conversation }: { convers
       {mode === "rename" ? (
         <form className="sidebar-item__rename" onSubmit={onRename}>
           <label htmlFor={`sidebar-rename-${id}`} className="visually-hidden">
-            New title
+            {t("sidebar.newTitle")}
           </label>
           <input
             id={`sidebar-rename-${id}`}
@@ -104,7 +106,7 @@ export const SidebarItem = memo(function SidebarItem({ conversation }: { convers
           type="button"
           className="icon-button sidebar-item__more"
           data-testid="sidebar-item-menu"
-          aria-label={`Actions for ${conversation.title}`}
+          aria-label={t("sidebar.actionsFor", { title: conversation.title })}
           aria-expanded={mode === "menu" || mode === "confirm-delete"}
           onClick={() => setMode((m) => (m === "view" ? "menu" : "view"))}
         >
@@ -112,7 +114,7 @@ export const SidebarItem = memo(function SidebarItem({ conversation }: { convers
         </button>
       )}
       {mode === "menu" && (
-        <div className="sidebar-item__menu" role="group" aria-label={`Actions for ${conversation.title}`}>
+        <div className="sidebar-item__menu" role="group" aria-label={t("sidebar.actionsFor", { title: conversation.title })}>
           <button
             type="button"
             className="menu-item"
@@ -122,19 +124,22 @@ export const SidebarItem = memo(function SidebarItem({ conversation }: { convers
               setMode("rename");
             }}
           >
-            Rename
+            {t("common:rename")}
           </button>
           <a className="menu-item" href={path} target="_blank" rel="noopener" data-testid="sidebar-open-new-tab" onClick={() => setMode("view")}>
-            Open in new tab
+            {t("sidebar.openNewTab")}
           </a>
           <button
             type="button"
             className="menu-item"
             data-testid="sidebar-export"
             disabled={busy}
-            onClick={() => void act("Export", () => exportTrajectory(conversation))}
+            onClick={() =>
+              // The download code loads on first use: most visits never export.
+              void act("export", () => import("../../api/exportTrajectory").then((m) => m.exportTrajectory(conversation)))
+            }
           >
-            Export trajectory
+            {t("common:exportTrajectory")}
           </button>
           {running && (
             <button
@@ -142,34 +147,34 @@ export const SidebarItem = memo(function SidebarItem({ conversation }: { convers
               className="menu-item"
               data-testid="sidebar-stop"
               disabled={busy}
-              onClick={() => void act("Stop", () => stopConversation(id))}
+              onClick={() => void act("stop", () => stopConversation(id))}
             >
-              Stop
+              {t("common:stop")}
             </button>
           )}
           <button type="button" className="menu-item menu-item--danger" data-testid="sidebar-delete" onClick={() => setMode("confirm-delete")}>
-            Delete
+            {t("common:delete")}
           </button>
         </div>
       )}
       {mode === "confirm-delete" && (
-        <div className="sidebar-item__menu" role="group" aria-label="Confirm delete">
-          <span className="sidebar-item__question">Delete this conversation?</span>
+        <div className="sidebar-item__menu" role="group" aria-label={t("sidebar.confirmDelete")}>
+          <span className="sidebar-item__question">{t("common:deleteConversationQuestion")}</span>
           <button
             type="button"
             className="menu-item menu-item--danger"
             data-testid="sidebar-confirm-delete"
             disabled={busy}
             onClick={() =>
-              void act("Delete", () => deleteConversation(id), () => {
+              void act("delete", () => deleteConversation(id), () => {
                 if (isOpen) navigate("/", { replace: true });
               })
             }
           >
-            Delete
+            {t("common:delete")}
           </button>
           <button type="button" className="menu-item" onClick={() => setMode("view")}>
-            Keep
+            {t("common:keep")}
           </button>
         </div>
       )}

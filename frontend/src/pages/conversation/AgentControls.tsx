@@ -1,3 +1,4 @@
+import { useTranslation } from "../../i18n/useTranslation";
 import type { AgentState, UserAction } from "../../api/types";
 
 type Target = "paused" | "running" | "stopped";
@@ -23,41 +24,42 @@ interface Props {
 
 /** Pause / resume / stop. Buttons stay in place and are disabled when they do not apply. */
 export function AgentControls({ state, disabled, onSend }: Props) {
+  const { t } = useTranslation("conversation");
   const has = (set: ReadonlySet<AgentState>) => !disabled && state !== null && set.has(state);
   return (
-    <div className="agent-controls" role="group" aria-label="Agent controls">
+    <div className="agent-controls" role="group" aria-label={t("controls.group")}>
       {state === "paused" ? (
         <button
           type="button"
           className="button"
           data-testid="resume-agent"
-          aria-label="Resume the agent"
+          aria-label={t("controls.resumeLabel")}
           disabled={!has(CAN_RESUME)}
           onClick={() => onSend(changeState("running"))}
         >
-          ▶ Resume
+          ▶ {t("controls.resume")}
         </button>
       ) : (
         <button
           type="button"
           className="button"
           data-testid="pause-agent"
-          aria-label="Pause the agent"
+          aria-label={t("controls.pauseLabel")}
           disabled={!has(CAN_PAUSE)}
           onClick={() => onSend(changeState("paused"))}
         >
-          ❚❚ Pause
+          ❚❚ {t("controls.pause")}
         </button>
       )}
       <button
         type="button"
         className="button button--danger"
         data-testid="stop-agent"
-        aria-label="Stop the agent"
+        aria-label={t("controls.stopLabel")}
         disabled={!has(CAN_STOP)}
         onClick={() => onSend(changeState("stopped"))}
       >
-        ■ Stop
+        ■ {t("controls.stop")}
       </button>
     </div>
   );

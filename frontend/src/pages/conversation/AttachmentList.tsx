@@ -1,5 +1,6 @@
 /** The files waiting in the chat box: a thumbnail for each image, the name for others. */
 import { useEffect, useState } from "react";
+import { useTranslation } from "../../i18n/useTranslation";
 import { formatBytes, isImage } from "./attachments";
 
 function Thumbnail({ file }: { file: File }) {
@@ -15,14 +16,15 @@ function Thumbnail({ file }: { file: File }) {
 }
 
 export function AttachmentList({ files, onRemove }: { files: readonly File[]; onRemove(index: number): void }) {
+  const { t } = useTranslation("conversation");
   if (files.length === 0) return null;
   return (
-    <ul className="chat-input__files" aria-label="Attached files" data-testid="chat-attachments">
+    <ul className="chat-input__files" aria-label={t("chat.attached")} data-testid="chat-attachments">
       {files.map((file, i) => (
         <li key={`${file.name}-${file.size}-${i}`} data-testid="chat-attachment" title={`${file.name} (${formatBytes(file.size)})`}>
           {isImage(file) && <Thumbnail file={file} />}
           <span className="chat-input__file-name">{file.name}</span>
-          <button type="button" className="icon-button" aria-label={`Remove ${file.name}`} onClick={() => onRemove(i)}>
+          <button type="button" className="icon-button" aria-label={t("chat.removeFile", { name: file.name })} onClick={() => onRemove(i)}>
             ×
           </button>
         </li>

@@ -14,6 +14,7 @@ import {
   type FormEvent,
   type KeyboardEvent,
 } from "react";
+import { useTranslation } from "../../i18n/useTranslation";
 import type { UserAction } from "../../api/types";
 import type { WorkspaceApi } from "../../api/workspace";
 import { AttachmentList } from "./AttachmentList";
@@ -43,6 +44,7 @@ function hasFiles(transfer: DataTransfer | null): boolean {
 }
 
 export function ChatInput({ disabled, workspace, onSend }: Props) {
+  const { t } = useTranslation("conversation");
   const [text, setText] = useState("");
   const [files, setFiles] = useState<File[]>([]);
   const [busy, setBusy] = useState(false);
@@ -81,18 +83,18 @@ export function ChatInput({ disabled, workspace, onSend }: Props) {
       const others = files.filter((f) => !isImage(f));
       let fileUrls: string[] = [];
       if (others.length > 0) {
-        if (!workspace) throw new Error("Files can be uploaded once the conversation has started.");
+        if (!workspace) throw new Error(t("chat.uploadNeedsStart"));
         const result = await workspace.uploadFiles(others);
         fileUrls = result.uploaded_files;
         if (result.skipped_files.length) {
-          setError(`Skipped: ${result.skipped_files.map((s) => `${s.name} (${s.reason})`).join(", ")}`);
+          setError(t("chat.skipped", { files: result.skipped_files.map((s) => `${s.name} (${s.reason})`).join(", ") }));
         }
       }
       if (onSend(messageAction(withFilePaths(text.trim(), fileUrls), imageUrls, fileUrls))) {
         setText("");
         setFiles([]);
       } else {
-        setError("Not connected; the message was not sent.");
+        setError(t("chat.notConnected"));
       }
     } catch (reason) {
       setError(reason instanceof Error ? reason.message : String(reason));
@@ -150,8 +152,8 @@ export function ChatInput({ disabled, workspace, onSend }: Props) {
         <button
           type="button"
           className="icon-button chat-input__attach"
-          aria-label="Attach files"
-          title="Attach files (or paste or drop them here)"
+          aria-label={t("chat.attach")}
+          title={t("chat.attachHint")}
           disabled={disabled}
           onClick={() => fileInput.current?.click()}
         >
@@ -179,15 +181,16 @@ export function ChatInput({ disabled, workspace, onSend }: Props) {
           }}
         />
         <label htmlFor="chat-input" className="visually-hidden">
-          Message the agent
+          {t("chat.label")}
         </label>
         <textarea
           ref={box}
           id="chat-input"
+          dir="auto"
           data-testid="chat-input"
           className="chat-input__text"
           rows={1}
-          placeholder={disabled ? "Waiting for the connection…" : "Message the agent (Enter to send, Shift+Enter for a new line)"}
+          placeholder={disabled ? t("chat.waitingPlaceholder") : t("chat.placeholder")}
           value={text}
           onChange={(e) => setText(e.target.value)}
           onKeyDown={onKeyDown}
@@ -197,10 +200,10 @@ export function ChatInput({ disabled, workspace, onSend }: Props) {
           type="submit"
           className="button button--primary"
           data-testid="send-button"
-          aria-label="Send message"
+          aria-label={t("chat.sendLabel")}
           disabled={!canSend}
         >
-          {busy ? "Sending…" : "Send"}
+          {busy ? t("chat.sending") : t("chat.send")}
         </button>
       </div>
       {error && (

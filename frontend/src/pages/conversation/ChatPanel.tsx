@@ -1,4 +1,5 @@
 import { useEffect, useMemo } from "react";
+import { useTranslation } from "../../i18n/useTranslation";
 import type { ConversationInfo } from "../../api/types";
 import type { WorkspaceApi } from "../../api/workspace";
 import type { ConversationSocketApi } from "../../socket/useConversationSocket";
@@ -20,6 +21,7 @@ interface Props {
 
 export function ChatPanel({ conversationId, conversation, info, socket, workspace }: Props) {
   const { state } = socket;
+  const { t } = useTranslation("conversation");
   const connected = socket.connection === "connected";
   const delivered = useMemo(() => hasUserMessage(state.events), [state.events]);
   const pending = delivered ? null : pendingTask(conversationId);
@@ -30,7 +32,7 @@ export function ChatPanel({ conversationId, conversation, info, socket, workspac
   // Messages from the chat box show at once; their server copies replace them.
   const { echoes, sendMessage } = useEchoes(conversationId, state.events, state.notices, socket.send);
   return (
-    <section className="chat-panel" aria-label="Chat">
+    <section className="chat-panel" aria-label={t("page.chat")}>
       <EventList
         events={state.events}
         agentState={state.agentState}
@@ -45,7 +47,7 @@ export function ChatPanel({ conversationId, conversation, info, socket, workspac
             <button
               type="button"
               className="icon-button"
-              aria-label="Dismiss"
+              aria-label={t("chat.dismiss")}
               onClick={() => socket.dismissNotice(n.key)}
             >
               ×

@@ -1,24 +1,26 @@
 import { useCallback, useEffect, useMemo, useState } from "react";
+import { useTranslation } from "../../i18n/useTranslation";
+import type { TFunction } from "i18next";
 import type { OhEvent, UserAction } from "../../api/types";
 import { pendingConfirmation } from "../../state/conversationReducer";
 import { changeState } from "./AgentControls";
 
 const HIGH_RISK = 2;
 
-function describe(event: OhEvent | null): string {
-  if (!event || !("action" in event)) return "The agent wants to run an action.";
+function describe(event: OhEvent | null, t: TFunction<"conversation">): string {
+  if (!event || !("action" in event)) return t("confirm.unknown");
   switch (event.action) {
     case "run":
-      return `Run: ${event.args.command}`;
+      return t("confirm.run", { command: event.args.command });
     case "run_ipython":
-      return "Run Python code";
+      return t("confirm.python");
     case "edit":
     case "write":
-      return `Change file ${event.args.path}`;
+      return t("confirm.changeFile", { path: event.args.path });
     case "browse":
-      return `Open ${event.args.url}`;
+      return t("confirm.open", { url: event.args.url });
     default:
-      return event.message || `Action: ${event.action}`;
+      return event.message || t("confirm.action", { action: event.action });
   }
 }
 
@@ -47,6 +49,7 @@ export function ConfirmationBar({
   disabled: boolean;
   onSend(action: UserAction): boolean;
 }) {
+  const { t } = useTranslation("conversation");
   const pending = useMemo(() => pendingConfirmation(events), [events]);
   // One answer per action: a second key press while the state changes sends nothing.
   const [answered, setAnswered] = useState<number | null>(null);
@@ -73,44 +76,43 @@ export function ConfirmationBar({
 
   const highRisk = isHighRisk(pending);
   return (
-    <div className="confirmation-bar" role="region" aria-label="Confirm the agent's action" data-testid="confirmation-bar">
+    <div className="confirmation-bar" role="region" aria-label={t("confirm.region")} data-testid="confirmation-bar">
       {highRisk && (
         <p className="risk-banner" role="alert" data-testid="high-risk-banner">
-          <strong>High risk.</strong> The security analyser rated this action as high risk. Read it carefully before you
-          confirm it.
+          <strong>{t("confirm.highRisk")}</strong> {t("confirm.highRiskText")}
         </p>
       )}
       <p className="confirmation-bar__text">
-        <strong>Confirm this action?</strong> <span className="confirmation-bar__what">{describe(pending)}</span>
+        <strong>{t("confirm.question")}</strong> <span className="confirmation-bar__what">{describe(pending, t)}</span>
       </p>
       <div className="confirmation-bar__buttons">
         <button
           type="button"
           className="button button--primary"
           data-testid="confirm-action"
-          aria-label="Confirm the action"
+          aria-label={t("confirm.confirmLabel")}
           aria-keyshortcuts="Control+Enter Meta+Enter"
-          title="Confirm (Ctrl+Enter or ⌘+Enter)"
+          title={t("confirm.confirmTitle")}
           disabled={disabled || done}
           onClick={() => answer("confirm")}
         >
-          Confirm
+          {t("confirm.confirm")}
         </button>
         <button
           type="button"
           className="button button--danger"
           data-testid="reject-action"
-          aria-label="Reject the action"
+          aria-label={t("confirm.rejectLabel")}
           aria-keyshortcuts="Control+Shift+Backspace Meta+Shift+Backspace"
-          title="Reject (Ctrl+Shift+Backspace or ⇧⌘⌫)"
+          title={t("confirm.rejectTitle")}
           disabled={disabled || done}
           onClick={() => answer("reject")}
         >
-          Reject
+          {t("confirm.reject")}
         </button>
       </div>
       <p className="confirmation-bar__keys muted">
-        <kbd>Ctrl</kbd>+<kbd>Enter</kbd> confirms, <kbd>Ctrl</kbd>+<kbd>Shift</kbd>+<kbd>Backspace</kbd> rejects (⌘ on a Mac)
+        {t("confirm.keys")}
       </p>
     </div>
   );

@@ -1,4 +1,5 @@
 import { useState, type FormEvent } from "react";
+import { useTranslation } from "../../i18n/useTranslation";
 import { renameConversation } from "../../api/conversations";
 import type { ConversationInfo, ConversationStatus, UserAction } from "../../api/types";
 import type { WorkspaceApi } from "../../api/workspace";
@@ -34,6 +35,7 @@ function TitleEditor({ id, title, onDone }: { id: string; title: string; onDone(
   const [value, setValue] = useState(title);
   const [busy, setBusy] = useState(false);
   const toast = useToast();
+  const { t } = useTranslation("conversation");
 
   async function save(event: FormEvent) {
     event.preventDefault();
@@ -48,7 +50,7 @@ function TitleEditor({ id, title, onDone }: { id: string; title: string; onDone(
       announceConversationsChanged();
       onDone(true);
     } catch (reason) {
-      toast(`Rename failed: ${reason instanceof Error ? reason.message : String(reason)}`, "error");
+      toast(t("header.renameFailed", { error: reason instanceof Error ? reason.message : String(reason) }), "error");
       setBusy(false);
     }
   }
@@ -56,7 +58,7 @@ function TitleEditor({ id, title, onDone }: { id: string; title: string; onDone(
   return (
     <form className="title-editor" onSubmit={save}>
       <label htmlFor="title-rename-input" className="visually-hidden">
-        Conversation title
+        {t("header.titleLabel")}
       </label>
       <input
         id="title-rename-input"
@@ -69,10 +71,10 @@ function TitleEditor({ id, title, onDone }: { id: string; title: string; onDone(
         onKeyDown={(e) => e.key === "Escape" && onDone(false)}
       />
       <button type="submit" className="button button--small button--primary" data-testid="title-rename-save" disabled={busy}>
-        Save
+        {t("header.save")}
       </button>
       <button type="button" className="button button--small button--ghost" onClick={() => onDone(false)}>
-        Cancel
+        {t("header.cancel")}
       </button>
     </form>
   );
@@ -90,6 +92,7 @@ export function ConversationHeader({
   lifecycle,
 }: Props) {
   const [renaming, setRenaming] = useState(false);
+  const { t } = useTranslation("conversation");
   return (
     <header className="conversation-header">
       {renaming && conversation ? (
@@ -105,7 +108,7 @@ export function ConversationHeader({
         <h1
           className="conversation-header__title"
           data-testid="conversation-page-title"
-          title="Double-click to rename"
+          title={t("header.doubleClickToRename")}
           onDoubleClick={() => conversation && setRenaming(true)}
         >
           {title}

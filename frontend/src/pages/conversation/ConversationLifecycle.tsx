@@ -3,6 +3,7 @@
  * POST …/stop and …/start. Not the agent's own stop (AgentControls), which only
  * ends the current task and keeps the sandbox.
  */
+import { useTranslation } from "../../i18n/useTranslation";
 import type { ConversationStatus } from "../../api/types";
 
 export type LifecycleAction = "stop" | "start";
@@ -27,21 +28,22 @@ interface Props {
 }
 
 export function LifecycleButton({ status, pending, onStop, onStart, title, short = false }: Props) {
+  const { t } = useTranslation("conversation");
   const action = lifecycleAction(status);
   if (!action) return null;
   const busy = pending !== null;
-  const label = pending === "stopping" ? "Stopping…" : pending === "starting" ? "Starting…" : null;
+  const label = pending === "stopping" ? t("lifecycle.stopping") : pending === "starting" ? t("lifecycle.starting") : null;
   // The accessible name starts with the visible text (speech input users say what they see).
-  const named = (visible: string) => (title ? `${visible}: ${title}` : undefined);
+  const named = (visible: string) => (title ? t("lifecycle.named", { action: visible, title }) : undefined);
   if (action === "stop") {
-    const text = label ?? (short ? "Stop" : "Stop conversation");
+    const text = label ?? (short ? t("lifecycle.stop") : t("lifecycle.stopConversation"));
     return (
       <button
         type="button"
         className="button button--ghost"
         data-testid="conversation-stop"
         aria-label={named(text)}
-        title="Stop the conversation and shut its sandbox down. Start it again at any time."
+        title={t("lifecycle.stopHint")}
         disabled={busy}
         onClick={onStop}
       >
@@ -49,7 +51,7 @@ export function LifecycleButton({ status, pending, onStop, onStart, title, short
       </button>
     );
   }
-  const text = label ?? (short ? "Start" : "Start conversation");
+  const text = label ?? (short ? t("lifecycle.start") : t("lifecycle.startConversation"));
   return (
     <button type="button" className="button" data-testid="conversation-start" aria-label={named(text)} disabled={busy} onClick={onStart}>
       {text}

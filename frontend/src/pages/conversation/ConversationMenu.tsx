@@ -4,6 +4,7 @@
  * the header.
  */
 import { useEffect, useId, useMemo, useRef, useState } from "react";
+import { useTranslation } from "../../i18n/useTranslation";
 import { useNavigate } from "react-router-dom";
 import { deleteConversation } from "../../api/conversations";
 import { exportTrajectory } from "../../api/exportTrajectory";
@@ -36,6 +37,7 @@ function errorText(reason: unknown): string {
 function Microagents({ workspace, ready }: { workspace: WorkspaceApi | null; ready: boolean }) {
   const [items, setItems] = useState<MicroagentInfo[] | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const { t } = useTranslation("conversation");
   useEffect(() => {
     if (!workspace || !ready) return;
     const controller = new AbortController();
@@ -48,17 +50,17 @@ function Microagents({ workspace, ready }: { workspace: WorkspaceApi | null; rea
     return () => controller.abort();
   }, [workspace, ready]);
 
-  if (!ready) return <p className="muted">Shown once the agent is running.</p>;
-  if (error) return <p className="form-error">Could not load the microagents: {error}</p>;
-  if (items === null) return <p className="muted">Loading…</p>;
-  if (items.length === 0) return <p className="muted">No microagents loaded.</p>;
+  if (!ready) return <p className="muted">{t("menu.microagentsLater")}</p>;
+  if (error) return <p className="form-error">{t("menu.microagentsFailed", { error })}</p>;
+  if (items === null) return <p className="muted">{t("menu.loading")}</p>;
+  if (items.length === 0) return <p className="muted">{t("menu.noMicroagents")}</p>;
   return (
     <ul className="menu-list" data-testid="menu-microagents-list">
       {items.map((m) => (
         <li key={`${m.type}:${m.name}`} data-testid="menu-microagent">
           <span className="menu-list__name">{m.name}</span>
           <span className="pill">{m.type}</span>
-          {m.triggers.length > 0 && <span className="muted menu-list__detail">Triggers: {m.triggers.join(", ")}</span>}
+          {m.triggers.length > 0 && <span className="muted menu-list__detail">{t("menu.triggers", { triggers: m.triggers.join(", ") })}</span>}
         </li>
       ))}
     </ul>
@@ -66,6 +68,7 @@ function Microagents({ workspace, ready }: { workspace: WorkspaceApi | null; rea
 }
 
 export function ConversationMenu({ conversation, state, workspace, runtimeReady, onRename, lifecycle }: Props) {
+  const { t } = useTranslation("conversation");
   const [open, setOpen] = useState(false);
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -104,7 +107,7 @@ export function ConversationMenu({ conversation, state, workspace, runtimeReady,
     try {
       await exportTrajectory(conversation);
     } catch (reason) {
-      toast(`Export failed: ${errorText(reason)}`, "error");
+      toast(t("menu.exportFailed", { error: errorText(reason) }), "error");
     }
   }
 
@@ -114,10 +117,10 @@ export function ConversationMenu({ conversation, state, workspace, runtimeReady,
     try {
       await deleteConversation(conversation.conversation_id);
       announceConversationsChanged();
-      toast("Conversation deleted.", "success");
+      toast(t("menu.deleted"), "success");
       navigate("/", { replace: true });
     } catch (reason) {
-      toast(`Delete failed: ${errorText(reason)}`, "error");
+      toast(t("menu.deleteFailed", { error: errorText(reason) }), "error");
       setBusy(false);
     }
   }
@@ -134,10 +137,10 @@ export function ConversationMenu({ conversation, state, workspace, runtimeReady,
         aria-controls={panelId}
         onClick={() => setOpen((v) => !v)}
       >
-        Details
+        {t("menu.details")}
       </button>
       {open && (
-        <div id={panelId} className="menu__panel" role="dialog" aria-label="Conversation details" data-testid="conversation-menu">
+        <div id={panelId} className="menu__panel" role="dialog" aria-label={t("menu.dialog")} data-testid="conversation-menu">
           <div className="menu__actions">
             <button
               type="button"
@@ -148,7 +151,7 @@ export function ConversationMenu({ conversation, state, workspace, runtimeReady,
                 onRename();
               }}
             >
-              Rename
+              {t("menu.rename")}
             </button>
             <button
               type="button"
@@ -157,7 +160,7 @@ export function ConversationMenu({ conversation, state, workspace, runtimeReady,
               disabled={!conversation}
               onClick={() => void onExport()}
             >
-              Export trajectory
+              {t("menu.export")}
             </button>
             {canStop && (
               <button
@@ -170,12 +173,12 @@ export function ConversationMenu({ conversation, state, workspace, runtimeReady,
                   lifecycle.onStop();
                 }}
               >
-                Stop
+                {t("menu.stop")}
               </button>
             )}
             {confirmDelete ? (
               <span className="menu__confirm">
-                <span>Delete this conversation?</span>
+                <span>{t("menu.deleteQuestion")}</span>
                 <button
                   type="button"
                   className="button button--small button--danger"
@@ -183,10 +186,10 @@ export function ConversationMenu({ conversation, state, workspace, runtimeReady,
                   disabled={busy}
                   onClick={() => void onDelete()}
                 >
-                  Delete
+                  {t("menu.delete")}
                 </button>
                 <button type="button" className="button button--small button--ghost" onClick={() => setConfirmDelete(false)}>
-                  Keep
+                  {t("menu.keep")}
                 </button>
               </span>
             ) : (
@@ -196,21 +199,21 @@ export function ConversationMenu({ conversation, state, workspace, runtimeReady,
                 data-testid="menu-delete"
                 onClick={() => setConfirmDelete(true)}
               >
-                Delete
+                {t("menu.delete")}
               </button>
             )}
           </div>
 
           <section aria-labelledby={`${panelId}-usage`} data-testid="menu-metrics">
             <h2 id={`${panelId}-usage`} className="menu__heading">
-              Usage
+              {t("menu.usage")}
             </h2>
             <MetricsDetails metrics={state.metrics} />
           </section>
 
           <section aria-labelledby={`${panelId}-tools`} data-testid="menu-tools">
             <h2 id={`${panelId}-tools`} className="menu__heading">
-              Agent and tools
+              {t("menu.tools")}
             </h2>
             {setup ? (
               <>
@@ -225,13 +228,13 @@ export function ConversationMenu({ conversation, state, workspace, runtimeReady,
                 </ul>
               </>
             ) : (
-              <p className="muted">Shown once the agent has started.</p>
+              <p className="muted">{t("menu.toolsLater")}</p>
             )}
           </section>
 
           <section aria-labelledby={`${panelId}-microagents`} data-testid="menu-microagents">
             <h2 id={`${panelId}-microagents`} className="menu__heading">
-              Microagents
+              {t("menu.microagents")}
             </h2>
             <Microagents workspace={workspace} ready={runtimeReady} />
           </section>

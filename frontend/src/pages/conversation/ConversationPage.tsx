@@ -1,4 +1,5 @@
 import { useEffect, useMemo, useState, type CSSProperties } from "react";
+import { useTranslation } from "../../i18n/useTranslation";
 import { useNavigate, useParams } from "react-router-dom";
 import { WorkspaceApi } from "../../api/workspace";
 import { providersOf, useSettings } from "../../hooks/SettingsContext";
@@ -21,6 +22,7 @@ import "../../styles/chat-workspace.css";
 export default function ConversationPage() {
   const { conversationId = "" } = useParams();
   const navigate = useNavigate();
+  const { t } = useTranslation("conversation");
   const toast = useToast();
   const { settings, loaded } = useSettings();
   const providers = useMemo(() => providersOf(settings), [settings]);
@@ -29,10 +31,10 @@ export default function ConversationPage() {
 
   useEffect(() => {
     if (conversation === null) {
-      toast("This conversation does not exist. It may have been deleted.", "error");
+      toast(t("page.notFound"), "error");
       navigate("/", { replace: true });
     }
-  }, [conversation, navigate, toast]);
+  }, [conversation, navigate, toast, t]);
 
   const canConnect = socketCanConnect(conversation);
   const url = conversation?.url ?? null;
@@ -60,7 +62,7 @@ export default function ConversationPage() {
 
   usePauseAtIterationLimit(socket.state.status, socket.send);
 
-  const title = socket.state.title ?? conversation?.title ?? "Conversation";
+  const title = socket.state.title ?? conversation?.title ?? t("page.defaultTitle");
   useDocumentTitle(conversation ? title : null);
   // On narrow screens the workspace is a sheet over the chat, closed until asked for.
   const [workspaceOpen, setWorkspaceOpen] = useState(false);
@@ -117,7 +119,7 @@ export default function ConversationPage() {
           aria-controls="workspace-sheet"
           onClick={() => setWorkspaceOpen((open) => !open)}
         >
-          {workspaceOpen ? "Back to chat" : "Workspace"}
+          {workspaceOpen ? t("page.backToChat") : t("page.workspace")}
         </button>
         {collapsed ? (
           <div className="workspace-rail">
@@ -129,7 +131,7 @@ export default function ConversationPage() {
               aria-controls="workspace-sheet"
               onClick={() => collapse(false)}
             >
-              Show workspace
+              {t("page.showWorkspace")}
             </button>
           </div>
         ) : (

@@ -4,6 +4,7 @@
  * conversations stay cheap to render and to update.
  */
 import { useLayoutEffect, useMemo, useRef, useState } from "react";
+import { useTranslation } from "../../i18n/useTranslation";
 import type { AgentState, OhEvent } from "../../api/types";
 import { withoutFilePaths } from "./attachments";
 import type { Echo } from "./echoes";
@@ -27,14 +28,19 @@ interface Props {
 const NO_ECHOES: readonly Echo[] = [];
 
 function EchoView({ echo }: { echo: Echo }) {
+  const { t } = useTranslation("conversation");
   const shownText = withoutFilePaths(echo.text, echo.files);
   return (
-    <article className="event event--user pending-message" data-testid="message-echo" aria-label="Your message, sending">
-      {shownText && <p className="pending-message__text">{shownText}</p>}
+    <article className="event event--user pending-message" data-testid="message-echo" aria-label={t("events.yourMessageSending")}>
+      {shownText && (
+        <p className="pending-message__text" dir="auto">
+          {shownText}
+        </p>
+      )}
       {echo.images.length > 0 && (
         <div className="attachments">
           {echo.images.map((src, i) => (
-            <img key={i} src={src} alt={`Attached image ${i + 1}`} className="attachment-image" />
+            <img key={i} src={src} alt={t("events.attachedImage", { n: i + 1 })} className="attachment-image" />
           ))}
         </div>
       )}
@@ -47,12 +53,13 @@ function EchoView({ echo }: { echo: Echo }) {
           ))}
         </p>
       )}
-      <p className="pending-message__note">Sending…</p>
+      <p className="pending-message__note">{t("chat.sending")}</p>
     </article>
   );
 }
 
 export function EventList({ events, agentState, loading = false, pendingMessage = null, echoes = NO_ECHOES }: Props) {
+  const { t } = useTranslation("conversation");
   const visible = useMemo(() => events.filter(isChatVisible), [events]);
   const [limit, setLimit] = useState(PAGE);
   const scroller = useRef<HTMLDivElement>(null);
@@ -90,7 +97,7 @@ export function EventList({ events, agentState, loading = false, pendingMessage 
         className="event-list"
         data-testid="event-list"
         role="log"
-        aria-label="Conversation events"
+        aria-label={t("events.label")}
         aria-live="polite"
         aria-relevant="additions"
         onScroll={(e) => {
@@ -108,16 +115,18 @@ export function EventList({ events, agentState, loading = false, pendingMessage 
               setLimit((n) => n + PAGE);
             }}
           >
-            Show {Math.min(PAGE, hidden)} earlier events
+            {t("events.showEarlier", { n: Math.min(PAGE, hidden) })}
           </button>
         )}
         {visible.length === 0 && !pendingMessage && echoes.length === 0 && (
-          <p className="empty muted">{loading ? "Loading the history…" : "No messages yet."}</p>
+          <p className="empty muted">{loading ? t("events.loadingHistory") : t("events.empty")}</p>
         )}
         {pendingMessage && (
-          <article className="event event--user pending-message" data-testid="pending-message" aria-label="Your task">
-            <p className="pending-message__text">{pendingMessage}</p>
-            <p className="pending-message__note">Sent. The agent reads it once its sandbox is up.</p>
+          <article className="event event--user pending-message" data-testid="pending-message" aria-label={t("events.yourTask")}>
+            <p className="pending-message__text" dir="auto">
+              {pendingMessage}
+            </p>
+            <p className="pending-message__note">{t("events.taskSent")}</p>
           </article>
         )}
         {shown.map((event) => (
@@ -132,10 +141,10 @@ export function EventList({ events, agentState, loading = false, pendingMessage 
           type="button"
           className="button button--small scroll-to-bottom"
           data-testid="scroll-to-bottom"
-          aria-label="Scroll to the newest events"
+          aria-label={t("events.scrollToBottom")}
           onClick={scrollToBottom}
         >
-          ↓ Newest
+          ↓ {t("events.newest")}
         </button>
       )}
     </div>

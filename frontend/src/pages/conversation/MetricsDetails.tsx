@@ -1,39 +1,47 @@
 /** Cost, budget, tokens (with cache hits and writes) and context-window use. */
+import { useTranslation } from "../../i18n/useTranslation";
 import type { LlmMetrics } from "../../api/types";
 import { formatCost, formatCount } from "../../format";
 import { formatShare, metricsSummary } from "../../state/metricsSummary";
 
 export function MetricsDetails({ metrics }: { metrics: LlmMetrics | null }) {
+  const { t } = useTranslation("conversation");
   const m = metricsSummary(metrics);
-  if (!m) return <p className="muted">No LLM calls yet.</p>;
+  if (!m) return <p className="muted">{t("metrics.none")}</p>;
   return (
     <dl className="metrics-details">
-      <dt>Cost</dt>
+      <dt>{t("metrics.cost")}</dt>
       <dd data-testid="menu-cost">{formatCost(m.cost)}</dd>
-      <dt>Budget</dt>
+      <dt>{t("metrics.budget")}</dt>
       <dd data-testid="menu-budget">
-        {m.budget === null ? "No budget set" : `${formatCost(m.budget)} (${formatShare(m.budgetUsed)} used)`}
+        {m.budget === null
+          ? t("metrics.noBudget")
+          : t("metrics.budgetUsed", { budget: formatCost(m.budget), share: formatShare(m.budgetUsed) })}
       </dd>
-      <dt>Prompt tokens</dt>
+      <dt>{t("metrics.promptTokens")}</dt>
       <dd data-testid="menu-prompt-tokens">{formatCount(m.promptTokens)}</dd>
-      <dt>Completion tokens</dt>
+      <dt>{t("metrics.completionTokens")}</dt>
       <dd data-testid="menu-completion-tokens">{formatCount(m.completionTokens)}</dd>
-      <dt>Cache hits</dt>
+      <dt>{t("metrics.cacheHits")}</dt>
       <dd data-testid="menu-cache-read">{formatCount(m.cacheReadTokens)}</dd>
-      <dt>Cache writes</dt>
+      <dt>{t("metrics.cacheWrites")}</dt>
       <dd data-testid="menu-cache-write">{formatCount(m.cacheWriteTokens)}</dd>
-      <dt>Context window</dt>
+      <dt>{t("metrics.contextWindow")}</dt>
       <dd data-testid="menu-context">
         {m.contextWindow > 0 ? (
           <>
-            {formatCount(m.contextTokens)} of {formatCount(m.contextWindow)} ({formatShare(m.contextUsed)})
-            <meter className="meter" min={0} max={1} value={m.contextUsed ?? 0} aria-label="Context window used" />
+            {t("metrics.contextUse", {
+              used: formatCount(m.contextTokens),
+              total: formatCount(m.contextWindow),
+              share: formatShare(m.contextUsed),
+            })}
+            <meter className="meter" min={0} max={1} value={m.contextUsed ?? 0} aria-label={t("metrics.contextUsedLabel")} />
           </>
         ) : (
-          "Unknown for this model"
+          t("metrics.contextUnknown")
         )}
       </dd>
-      <dt>LLM calls</dt>
+      <dt>{t("metrics.calls")}</dt>
       <dd data-testid="menu-calls">{formatCount(m.calls)}</dd>
     </dl>
   );

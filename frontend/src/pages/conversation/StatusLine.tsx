@@ -4,11 +4,13 @@
  * sentence. It replaces the raw state badge: the agent state stays readable
  * for tests and styles as `data-state` on the line's dot.
  */
+import { useTranslation } from "../../i18n/useTranslation";
 import type { AgentState, ConversationInfo } from "../../api/types";
+import { i18n } from "../../i18n";
 import {
-  AGENT_STATE_SENTENCE,
   agentIsBusy,
-  PHASE_TEXT,
+  agentStateSentence,
+  phaseText,
   runtimeStatusText,
   startingText,
   statusText,
@@ -53,35 +55,35 @@ function phaseLine(
     return {
       kind: "error",
       text: statusText(connectionError.msgId, connectionError.message),
-      action: { label: "Reconnect", run: socket.reconnect },
+      action: { label: i18n.t("conversation:statusLine.reconnect"), run: socket.reconnect },
     };
   }
   // What the user just asked for comes first: the socket drops while a stop is under way.
-  if (info.pending === "stopping") return { kind: "progress", text: PHASE_TEXT.stopping };
+  if (info.pending === "stopping") return { kind: "progress", text: phaseText("stopping") };
   if (info.pending === "starting") {
-    return { kind: "progress", text: conversation?.status === "STOPPED" ? PHASE_TEXT.restarting : PHASE_TEXT.starting };
+    return { kind: "progress", text: conversation?.status === "STOPPED" ? phaseText("restarting") : phaseText("starting") };
   }
   if (info.error) return { kind: "error", text: info.error };
-  if (conversation === undefined) return { kind: "progress", text: PHASE_TEXT.loadingConversation };
+  if (conversation === undefined) return { kind: "progress", text: phaseText("loadingConversation") };
   if (!conversation) return null;
   if (conversation.status === "STOPPED") {
-    return { kind: "info", text: PHASE_TEXT.stopped, action: { label: "Start", run: () => void info.start() } };
+    return { kind: "info", text: phaseText("stopped"), action: { label: i18n.t("conversation:statusLine.start"), run: () => void info.start() } };
   }
   if (conversation.status === "STARTING" || connection === "idle") {
     if (runtimeFailed(conversation)) {
       return {
         kind: "error",
-        text: `${runtimeStatusText(conversation.runtime_status)} ${PHASE_TEXT.retryAfterFailure}`,
-        action: { label: "Restart", run: () => void info.restart() },
+        text: i18n.t("status:phase.failedRetry", { reason: runtimeStatusText(conversation.runtime_status) }),
+        action: { label: i18n.t("conversation:statusLine.restart"), run: () => void info.restart() },
       };
     }
     return { kind: "progress", text: startingText(conversation.runtime_status) };
   }
   if (connection === "disconnected") {
-    return { kind: "error", text: PHASE_TEXT.disconnected, action: { label: "Reconnect", run: socket.reconnect } };
+    return { kind: "error", text: phaseText("disconnected"), action: { label: i18n.t("conversation:statusLine.reconnect"), run: socket.reconnect } };
   }
-  if (connection === "reconnecting") return { kind: "progress", text: PHASE_TEXT.reconnecting };
-  if (connection === "connecting") return { kind: "progress", text: PHASE_TEXT.connecting };
+  if (connection === "reconnecting") return { kind: "progress", text: phaseText("reconnecting") };
+  if (connection === "connecting") return { kind: "progress", text: phaseText("connecting") };
 
   const status = state.status;
   const loading = state.agentState === null || state.agentState === "loading" || state.agentState === "init";
@@ -94,7 +96,7 @@ function phaseLine(
       return { kind: "progress", text: statusText(status.id, status.message) };
     }
   }
-  if (loading) return { kind: "progress", text: PHASE_TEXT.waitingForAgent };
+  if (loading) return { kind: "progress", text: phaseText("waitingForAgent") };
   return null;
 }
 
@@ -108,8 +110,8 @@ export function currentLine(
   const phase = phaseLine(conversation, info, socket);
   if (phase) return phase;
   // An error's reason is its own event in the chat; the line only names the state.
-  if (agentState === "error") return { kind: "error", text: AGENT_STATE_SENTENCE.error };
-  return { kind: agentIsBusy(agentState) ? "progress" : "info", text: AGENT_STATE_SENTENCE[agentState] };
+  if (agentState === "error") return { kind: "error", text: agentStateSentence("error") };
+  return { kind: agentIsBusy(agentState) ? "progress" : "info", text: agentStateSentence(agentState) };
 }
 
 export function StatusLine({
@@ -121,6 +123,8 @@ export function StatusLine({
   info: ConversationInfoState;
   socket: ConversationSocketApi;
 }) {
+  // Subscribes to language changes: the sentences below are read from the shared instance.
+  useTranslation("conversation");
   const agentState = shownAgentState(conversation, info, socket.state.agentState);
   const line = currentLine(conversation, info, socket, agentState);
   return (

@@ -9,15 +9,11 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import { getConversation, startConversation, stopConversation } from "../../api/conversations";
 import type { ConversationInfo, ConversationStatus, ProviderType } from "../../api/types";
 
-const STARTING_FIRST_POLL_MS = 500;
-const STARTING_BACKOFF = 1.5;
-const FAST_POLL_MS = 3000;
-const SLOW_POLL_MS = 30000;
+import { FAST_POLL_MS, startingPollDelay } from "../../state/startingPoll";
 
-/** Delay before the next look at a conversation that has been STARTING for `polls` looks. */
-export function startingPollDelay(polls: number): number {
-  return Math.min(FAST_POLL_MS, Math.round(STARTING_FIRST_POLL_MS * STARTING_BACKOFF ** polls));
-}
+export { startingPollDelay };
+
+const SLOW_POLL_MS = 30000;
 
 export interface ConversationInfoState {
   /** undefined while loading; null when the server says it does not exist. */

@@ -1,4 +1,5 @@
 import { memo, useEffect, useRef, useState, type FormEvent } from "react";
+import { useTranslation } from "../../i18n/useTranslation";
 import { Link } from "react-router-dom";
 import {
   deleteConversation,
@@ -14,7 +15,7 @@ import { useToast } from "../../hooks/ToastContext";
 import { announceConversationsChanged } from "../../state/conversationChanges";
 import { conversationStatusText } from "../../state/statusText";
 import { LifecycleButton } from "../conversation/ConversationLifecycle";
-import { startingPollDelay } from "../conversation/useConversationInfo";
+import { startingPollDelay } from "../../state/startingPoll";
 
 interface Props {
   conversation: ConversationInfo;
@@ -29,6 +30,7 @@ type Mode = "view" | "rename" | "confirm-delete";
 
 export const ConversationCard = memo(function ConversationCard({ conversation, onChanged, onDeleted }: Props) {
   const toast = useToast();
+  const { t } = useTranslation(["home", "common"]);
   const [mode, setMode] = useState<Mode>("view");
   const [title, setTitle] = useState(conversation.title);
   const [busy, setBusy] = useState(false);
@@ -73,8 +75,8 @@ export const ConversationCard = memo(function ConversationCard({ conversation, o
       onChanged({ ...latest.current, status: next, runtime_status: next === "RUNNING" ? latest.current.runtime_status : null });
       announceConversationsChanged(HOME_LIST);
     } catch (reason) {
-      const what = action === "stop" ? "Stop" : "Start";
-      toast(`${what} failed: ${reason instanceof Error ? reason.message : String(reason)}`, "error");
+      const error = reason instanceof Error ? reason.message : String(reason);
+      toast(action === "stop" ? t("common:failed.stop", { error }) : t("common:failed.start", { error }), "error");
     } finally {
       setPending(null);
     }
@@ -94,7 +96,7 @@ export const ConversationCard = memo(function ConversationCard({ conversation, o
       setMode("view");
       announceConversationsChanged(HOME_LIST);
     } catch (reason) {
-      toast(`Rename failed: ${reason instanceof Error ? reason.message : String(reason)}`, "error");
+      toast(t("common:failed.rename", { error: reason instanceof Error ? reason.message : String(reason) }), "error");
     } finally {
       setBusy(false);
     }
@@ -107,7 +109,7 @@ export const ConversationCard = memo(function ConversationCard({ conversation, o
       onDeleted(id);
       announceConversationsChanged(HOME_LIST);
     } catch (reason) {
-      toast(`Delete failed: ${reason instanceof Error ? reason.message : String(reason)}`, "error");
+      toast(t("common:failed.delete", { error: reason instanceof Error ? reason.message : String(reason) }), "error");
       setBusy(false);
     }
   }
@@ -118,7 +120,7 @@ export const ConversationCard = memo(function ConversationCard({ conversation, o
       {mode === "rename" ? (
         <form className="rename-form" onSubmit={rename}>
           <label htmlFor={`rename-${id}`} className="visually-hidden">
-            New title
+            {t("card.newTitle")}
           </label>
           <input
             id={`rename-${id}`}
@@ -130,10 +132,10 @@ export const ConversationCard = memo(function ConversationCard({ conversation, o
             onKeyDown={(e) => e.key === "Escape" && setMode("view")}
           />
           <button type="submit" className="button button--primary" disabled={busy} data-testid="rename-save">
-            Save
+            {t("common:save")}
           </button>
           <button type="button" className="button button--ghost" onClick={() => setMode("view")}>
-            Cancel
+            {t("common:cancel")}
           </button>
         </form>
       ) : (
@@ -150,14 +152,14 @@ export const ConversationCard = memo(function ConversationCard({ conversation, o
           {conversationStatusText(conversation.status, conversation.runtime_status)}
         </span>
         {conversation.selected_repository && (
-          <span className="muted" title="Repository">
+          <span className="muted" title={t("card.repository")}>
             {conversation.selected_repository}
             {conversation.selected_branch ? ` @ ${conversation.selected_branch}` : ""}
           </span>
         )}
         {conversation.last_updated_at && (
           <time className="muted" dateTime={conversation.last_updated_at} title={conversation.last_updated_at}>
-            Updated {relativeTime(conversation.last_updated_at)}
+            {t("card.updated", { when: relativeTime(conversation.last_updated_at) })}
           </time>
         )}
         {cost && (
@@ -169,7 +171,7 @@ export const ConversationCard = memo(function ConversationCard({ conversation, o
       <div className="conversation-card__actions">
         {mode === "confirm-delete" ? (
           <>
-            <span>Delete this conversation?</span>
+            <span>{t("common:deleteConversationQuestion")}</span>
             <button
               type="button"
               className="button button--danger"
@@ -177,16 +179,16 @@ export const ConversationCard = memo(function ConversationCard({ conversation, o
               onClick={() => void remove()}
               data-testid="confirm-delete"
             >
-              Delete
+              {t("common:delete")}
             </button>
             <button type="button" className="button button--ghost" onClick={() => setMode("view")}>
-              Keep
+              {t("common:keep")}
             </button>
           </>
         ) : (
           <>
-            <Link to={`/conversations/${id}`} className="button button--ghost" aria-label={`Open ${conversation.title}`}>
-              Open
+            <Link to={`/conversations/${id}`} className="button button--ghost" aria-label={t("card.openLabel", { title: conversation.title })}>
+              {t("common:open")}
             </Link>
             <LifecycleButton
               status={conversation.status}
@@ -199,23 +201,23 @@ export const ConversationCard = memo(function ConversationCard({ conversation, o
             <button
               type="button"
               className="button button--ghost"
-              aria-label={`Rename ${conversation.title}`}
+              aria-label={t("card.renameLabel", { title: conversation.title })}
               data-testid="rename-conversation"
               onClick={() => {
                 setTitle(conversation.title);
                 setMode("rename");
               }}
             >
-              Rename
+              {t("common:rename")}
             </button>
             <button
               type="button"
               className="button button--ghost"
-              aria-label={`Delete ${conversation.title}`}
+              aria-label={t("card.deleteLabel", { title: conversation.title })}
               data-testid="delete-conversation"
               onClick={() => setMode("confirm-delete")}
             >
-              Delete
+              {t("common:delete")}
             </button>
           </>
         )}

@@ -1,10 +1,12 @@
 import { useCallback, useEffect, useState } from "react";
+import { useTranslation } from "../../i18n/useTranslation";
 import { listConversations } from "../../api/conversations";
 import type { ConversationInfo } from "../../api/types";
 import { useConversationsChanged } from "../../state/conversationChanges";
 import { ConversationCard, HOME_LIST } from "./ConversationCard";
 
 export function ConversationList() {
+  const { t } = useTranslation(["home", "common"]);
   const [items, setItems] = useState<ConversationInfo[]>([]);
   const [nextPage, setNextPage] = useState<string | null>(null);
   const [loading, setLoading] = useState(true);
@@ -44,19 +46,19 @@ export function ConversationList() {
   return (
     <section className="conversation-list" aria-labelledby="conversations-title">
       <div className="section-head">
-        <h2 id="conversations-title">Conversations</h2>
-        <button type="button" className="button button--ghost" onClick={() => void load(null)} aria-label="Refresh conversations">
-          Refresh
+        <h2 id="conversations-title">{t("list.title")}</h2>
+        <button type="button" className="button button--ghost" onClick={() => void load(null)} aria-label={t("list.refreshLabel")}>
+          {t("list.refresh")}
         </button>
       </div>
       {error && (
         <p className="form-error" role="alert">
-          Could not load conversations: {error}
+          {t("list.loadFailed", { error })}
         </p>
       )}
       {!loading && !error && items.length === 0 && (
         <p className="empty" data-testid="no-conversations">
-          No conversations yet. Describe a task above to start one.
+          {t("list.empty")}
         </p>
       )}
       <ul className="cards" data-testid="conversation-list">
@@ -66,10 +68,10 @@ export function ConversationList() {
           </li>
         ))}
       </ul>
-      {loading && <p className="muted" role="status">Loading…</p>}
+      {loading && <p className="muted" role="status">{t("common:loading")}</p>}
       {nextPage && !loading && (
         <button type="button" className="button" onClick={() => void load(nextPage)} data-testid="load-more-conversations">
-          Load more
+          {t("list.loadMore")}
         </button>
       )}
     </section>

@@ -1,11 +1,14 @@
 import { lazy, Suspense } from "react";
 import { providersOf, useSettings } from "../../hooks/SettingsContext";
+import { withNamespace } from "../../i18n";
 import { ConversationList } from "./ConversationList";
 import { NewConversationForm } from "./NewConversationForm";
 import { SetupBanner } from "./SetupBanner";
 
 // Suggested tasks need a git token; users without one never download them.
-const SuggestedTasks = lazy(() => import("./SuggestedTasks").then((m) => ({ default: m.SuggestedTasks })));
+const SuggestedTasks = lazy(() =>
+  withNamespace(import("./SuggestedTasks"), "repos").then((m) => ({ default: m.SuggestedTasks })),
+);
 
 export function HomePage() {
   const { settings, loaded, error } = useSettings();

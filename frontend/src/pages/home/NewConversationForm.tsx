@@ -1,16 +1,20 @@
 import { lazy, Suspense, useState, type FormEvent, type KeyboardEvent } from "react";
+import { useTranslation } from "../../i18n/useTranslation";
 import { Link, useNavigate } from "react-router-dom";
 import { createConversation } from "../../api/conversations";
 import { ApiError } from "../../api/http";
 import type { CreateConversationRequest } from "../../api/types";
 import { providersOf, useSettings } from "../../hooks/SettingsContext";
+import { withNamespace } from "../../i18n";
 import { announceConversationsChanged } from "../../state/conversationChanges";
 import { rememberPendingTask } from "../../state/pendingTask";
 import { rememberRepository } from "../../state/recentRepositories";
 import type { RepositoryChoice } from "./RepositoryPicker";
 
 // Only users with a git token see the picker: the others do not download it.
-const RepositoryPicker = lazy(() => import("./RepositoryPicker").then((m) => ({ default: m.RepositoryPicker })));
+const RepositoryPicker = lazy(() =>
+  withNamespace(import("./RepositoryPicker"), "repos").then((m) => ({ default: m.RepositoryPicker })),
+);
 
 const SETTINGS_ERRORS = new Set(["CONFIGURATION$SETTINGS_NOT_FOUND", "STATUS$ERROR_LLM_AUTHENTICATION"]);
 
@@ -21,6 +25,7 @@ interface StartError {
 
 export function NewConversationForm({ disabled }: { disabled: boolean }) {
   const navigate = useNavigate();
+  const { t } = useTranslation("home");
   const { settings } = useSettings();
   const providers = providersOf(settings);
   const [task, setTask] = useState("");
@@ -69,16 +74,16 @@ export function NewConversationForm({ disabled }: { disabled: boolean }) {
 
   return (
     <section className="card new-conversation" aria-labelledby="new-conversation-title">
-      <h1 id="new-conversation-title">What should the agent do?</h1>
+      <h1 id="new-conversation-title">{t("form.title")}</h1>
       <form onSubmit={onSubmit}>
         <label htmlFor="new-conversation-task" className="visually-hidden">
-          Task for the agent
+          {t("form.taskLabel")}
         </label>
         <textarea
           id="new-conversation-task"
           data-testid="new-conversation-task"
           className="task-input"
-          placeholder="Describe a task, e.g. “Write a script that prints the first 10 primes”. Enter starts, Shift+Enter adds a line."
+          placeholder={t("form.placeholder")}
           rows={4}
           value={task}
           onChange={(e) => setTask(e.target.value)}
@@ -95,12 +100,12 @@ export function NewConversationForm({ disabled }: { disabled: boolean }) {
             type="submit"
             className="button button--primary"
             data-testid="start-conversation"
-            aria-label="Start conversation"
+            aria-label={t("form.startLabel")}
             disabled={busy || disabled}
           >
-            {busy ? "Starting…" : "Start"}
+            {busy ? t("form.starting") : t("form.start")}
           </button>
-          {disabled && <span className="hint">Configure a model in settings first.</span>}
+          {disabled && <span className="hint">{t("form.configureFirst")}</span>}
         </div>
         {error && (
           <p className="form-error" role="alert" data-testid="start-error">
@@ -108,7 +113,7 @@ export function NewConversationForm({ disabled }: { disabled: boolean }) {
             {error.needsSettings && (
               <>
                 {" "}
-                <Link to="/settings">Open settings</Link>
+                <Link to="/settings">{t("form.openSettings")}</Link>
               </>
             )}
           </p>

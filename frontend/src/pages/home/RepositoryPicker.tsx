@@ -1,4 +1,5 @@
 import { useEffect, useMemo, useState } from "react";
+import { useTranslation } from "../../i18n/useTranslation";
 import { getBranches, getRepositories, searchBranches, searchRepositories } from "../../api/git";
 import type { Branch, ProviderType, Repository } from "../../api/types";
 import { hasNextPage, recentFirst, recentRepositories } from "../../state/recentRepositories";
@@ -53,6 +54,7 @@ const EMPTY_LISTING = { items: [], page: 0, more: false, loading: true, error: n
 
 /** Optional repository and branch, shown only when a git provider token is stored. */
 export function RepositoryPicker({ providers, value, onChange }: Props) {
+  const { t } = useTranslation("repos");
   const [provider, setProvider] = useState<ProviderType>(providers[0] ?? "github");
   const [repoText, setRepoText] = useState(value?.repository ?? "");
   const [repos, setRepos] = useState<Listing<Repository>>(EMPTY_LISTING);
@@ -121,39 +123,39 @@ export function RepositoryPicker({ providers, value, onChange }: Props) {
     return recentFirst(names, (n) => n, showAll ? recent : []).map((name) => ({
       key: name,
       label: name,
-      detail: recent.includes(name) ? "recent" : undefined,
+      detail: recent.includes(name) ? t("picker.recent") : undefined,
     }));
-  }, [repoText, value?.repository, found, repos.items, recent]);
+  }, [repoText, value?.repository, found, repos.items, recent, t]);
 
   const searching = repoText.trim() !== "" && repoText.trim() !== value?.repository && found?.text !== repoText.trim();
   // With text typed, the search is what matters; a failed listing only matters without one.
   const typed = repoText.trim() !== "" && repoText.trim() !== value?.repository;
   const repoStatus = typed
     ? found?.error
-      ? `Search failed: ${found.error}`
+      ? t("picker.searchFailed", { error: found.error })
       : searching
-        ? "Searching…"
+        ? t("picker.searching")
         : repoOptions.length === 0
           ? isUrl(repoText)
-            ? "No repository at that URL that your token can reach."
-            : "No matching repository."
+            ? t("picker.noRepoAtUrl")
+            : t("picker.noMatchingRepo")
           : null
     : repos.error
-      ? `Could not list repositories: ${repos.error}`
+      ? t("picker.listFailed", { error: repos.error })
       : repos.loading
-        ? "Loading repositories…"
+        ? t("picker.loadingRepos")
         : repoOptions.length === 0
-          ? "No repositories found."
+          ? t("picker.noRepos")
           : null;
 
   return (
     <fieldset className="repo-picker">
-      <legend>Repository (optional)</legend>
+      <legend>{t("picker.legend")}</legend>
       {providers.length > 1 && (
         <label>
-          Provider
+          {t("picker.provider")}
           <select
-            aria-label="Git provider"
+            aria-label={t("picker.providerLabel")}
             value={provider}
             onChange={(e) => {
               setProvider(e.target.value as ProviderType);
@@ -172,8 +174,8 @@ export function RepositoryPicker({ providers, value, onChange }: Props) {
       <SearchCombo
         id="repository-search"
         testId="repository-search"
-        label="Repository"
-        placeholder="Search your repositories or paste a URL"
+        label={t("picker.repository")}
+        placeholder={t("picker.repositoryPlaceholder")}
         text={repoText}
         onText={(text) => {
           setRepoText(text);
@@ -201,7 +203,7 @@ export function RepositoryPicker({ providers, value, onChange }: Props) {
                 onMouseDown={(e) => e.preventDefault()}
                 onClick={() => void loadRepos(repos.page + 1)}
               >
-                Load more repositories
+                {t("picker.loadMoreRepos")}
               </button>
             )}
           </>
@@ -219,7 +221,7 @@ export function RepositoryPicker({ providers, value, onChange }: Props) {
       )}
       {value && (
         <p className="hint" data-testid="repository-choice">
-          Selected: {value.repository}
+          {t("picker.selected", { repository: value.repository })}
           {value.branch ? ` @ ${value.branch}` : ""}
         </p>
       )}
@@ -238,6 +240,7 @@ interface BranchProps {
 const DEFAULT_KEY = "\u0000default";
 
 function BranchPicker({ provider, repository, mainBranch, branch, onChange }: BranchProps) {
+  const { t } = useTranslation("repos");
   const [text, setText] = useState(branch ?? "");
   const [listing, setListing] = useState<Listing<Branch>>(EMPTY_LISTING);
   const [found, setFound] = useState<{ text: string; items: Branch[] } | null>(null);
@@ -289,30 +292,33 @@ function BranchPicker({ provider, repository, mainBranch, branch, onChange }: Br
     const list: ComboOption[] = names.map((name) => ({
       key: name,
       label: name,
-      detail: name === mainBranch ? "default" : undefined,
+      detail: name === mainBranch ? t("picker.defaultBadge") : undefined,
     }));
-    if (showAll) list.unshift({ key: DEFAULT_KEY, label: mainBranch ? `Default branch (${mainBranch})` : "Default branch" });
+    if (showAll) {
+      const label = mainBranch ? t("picker.defaultBranchNamed", { branch: mainBranch }) : t("picker.defaultBranch");
+      list.unshift({ key: DEFAULT_KEY, label });
+    }
     return list;
-  }, [text, branch, listing.items, found, mainBranch]);
+  }, [text, branch, listing.items, found, mainBranch, t]);
 
   const status = listing.error
-    ? `Could not list branches: ${listing.error}`
+    ? t("picker.branchListFailed", { error: listing.error })
     : listing.loading
-      ? "Loading branches…"
+      ? t("picker.loadingBranches")
       : options.length === 0
-        ? "No matching branch."
+        ? t("picker.noMatchingBranch")
         : null;
 
   return (
     <SearchCombo
       id="branch-search"
       testId="branch-search"
-      label="Branch"
-      placeholder={mainBranch ? `Default (${mainBranch}); type to search` : "Default branch; type to search"}
+      label={t("picker.branch")}
+      placeholder={mainBranch ? t("picker.branchPlaceholderNamed", { branch: mainBranch }) : t("picker.branchPlaceholder")}
       text={text}
-      onText={(t) => {
-        setText(t);
-        if (!t.trim()) onChange(null);
+      onText={(typed) => {
+        setText(typed);
+        if (!typed.trim()) onChange(null);
       }}
       options={options}
       selected={branch ?? DEFAULT_KEY}
@@ -337,7 +343,7 @@ function BranchPicker({ provider, repository, mainBranch, branch, onChange }: Br
               onMouseDown={(e) => e.preventDefault()}
               onClick={() => void load(listing.page + 1)}
             >
-              Load more branches
+              {t("picker.loadMoreBranches")}
             </button>
           )}
         </>

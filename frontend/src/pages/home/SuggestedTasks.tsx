@@ -1,4 +1,5 @@
 import { useState } from "react";
+import { useTranslation } from "../../i18n/useTranslation";
 import { useNavigate } from "react-router-dom";
 import { createConversation } from "../../api/conversations";
 import { getSuggestedTasks } from "../../api/git";
@@ -10,14 +11,14 @@ import { rememberRepository } from "../../state/recentRepositories";
 
 const SHOWN = 8;
 
-const TASK_LABELS: Record<SuggestedTaskType, string> = {
-  MERGE_CONFLICTS: "Resolve merge conflicts",
-  FAILING_CHECKS: "Fix failing checks",
-  UNRESOLVED_COMMENTS: "Address review comments",
-  OPEN_ISSUE: "Work on issue",
-  OPEN_PR: "Continue pull request",
-  CREATE_MICROAGENT: "Add a microagent",
-};
+const TASK_TYPES: ReadonlySet<string> = new Set<SuggestedTaskType>([
+  "MERGE_CONFLICTS",
+  "FAILING_CHECKS",
+  "UNRESOLVED_COMMENTS",
+  "OPEN_ISSUE",
+  "OPEN_PR",
+  "CREATE_MICROAGENT",
+]);
 
 function taskKey(t: SuggestedTask): string {
   return `${t.git_provider}:${t.repo}:${t.issue_number}:${t.task_type}`;
@@ -29,6 +30,9 @@ function taskKey(t: SuggestedTask): string {
  */
 export function SuggestedTasks() {
   const navigate = useNavigate();
+  const { t } = useTranslation("repos");
+  // A task type this UI does not know yet is shown as the server sent it.
+  const label = (type: SuggestedTaskType) => (TASK_TYPES.has(type) ? t(`tasks.type.${type}`) : type);
   const toast = useToast();
   const tasks = useAsync(getSuggestedTasks, []);
   const [starting, setStarting] = useState<string | null>(null);
@@ -41,7 +45,7 @@ export function SuggestedTasks() {
       announceConversationsChanged();
       navigate(`/conversations/${response.conversation_id}`);
     } catch (reason) {
-      toast(`Could not start the task: ${reason instanceof Error ? reason.message : String(reason)}`, "error");
+      toast(t("tasks.startFailed", { error: reason instanceof Error ? reason.message : String(reason) }), "error");
       setStarting(null);
     }
   }
@@ -49,25 +53,25 @@ export function SuggestedTasks() {
   const list = (tasks.data ?? []).slice(0, SHOWN);
   return (
     <section className="card suggested-tasks" aria-labelledby="suggested-tasks-title" data-testid="suggested-tasks">
-      <h2 id="suggested-tasks-title">Suggested tasks</h2>
-      {tasks.loading && <p role="status">Looking for open work in your repositories…</p>}
-      {tasks.error && <p className="muted">Could not load suggested tasks: {tasks.error.message}</p>}
-      {!tasks.loading && !tasks.error && list.length === 0 && <p className="muted">Nothing waiting in your repositories.</p>}
+      <h2 id="suggested-tasks-title">{t("tasks.title")}</h2>
+      {tasks.loading && <p role="status">{t("tasks.loading")}</p>}
+      {tasks.error && <p className="muted">{t("tasks.loadFailed", { error: tasks.error.message })}</p>}
+      {!tasks.loading && !tasks.error && list.length === 0 && <p className="muted">{t("tasks.none")}</p>}
       {list.length > 0 && (
         <ul>
-          {list.map((t) => (
-            <li key={taskKey(t)} className="suggested-task" data-testid="suggested-task">
+          {list.map((task) => (
+            <li key={taskKey(task)} className="suggested-task" data-testid="suggested-task">
               <span>
-                <strong>{TASK_LABELS[t.task_type] ?? t.task_type}</strong> {t.repo}#{t.issue_number}: {t.title}
+                <strong>{label(task.task_type)}</strong> {task.repo}#{task.issue_number}: {task.title}
               </span>
               <button
                 type="button"
                 className="button button--small"
                 disabled={starting !== null}
-                aria-label={`Start: ${TASK_LABELS[t.task_type] ?? t.task_type} ${t.repo}#${t.issue_number}`}
-                onClick={() => void start(t)}
+                aria-label={t("tasks.startLabel", { task: label(task.task_type), repo: task.repo, number: task.issue_number })}
+                onClick={() => void start(task)}
               >
-                {starting === taskKey(t) ? "Starting…" : "Start"}
+                {starting === taskKey(task) ? t("tasks.starting") : t("tasks.start")}
               </button>
             </li>
           ))}

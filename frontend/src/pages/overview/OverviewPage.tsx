@@ -12,10 +12,12 @@ import { providersOf, useSettings } from "../../hooks/SettingsContext";
 import { useToast } from "../../hooks/ToastContext";
 import { useConversationList } from "../../hooks/useConversationList";
 import { useDocumentTitle } from "../../hooks/useDocumentTitle";
+import { i18n } from "../../i18n";
+import { useTranslation } from "../../i18n/useTranslation";
 import type { AgentActivity } from "../../state/agentActivity";
 import { announceConversationsChanged } from "../../state/conversationChanges";
 import {
-  AGENT_STATE_SENTENCE,
+  agentStateSentence,
   conversationStatusText,
   runtimeStatusText,
   statusText,
@@ -35,8 +37,8 @@ export function overviewStatus(conversation: ConversationInfo, activity: AgentAc
   if (conversation.status !== "RUNNING") return conversationStatusText(conversation.status, conversation.runtime_status);
   const status = activity.status;
   if (status?.type === "error") return statusText(status.id, status.message);
-  if (!live || activity.agentState === null) return "Connecting to the agent…";
-  return AGENT_STATE_SENTENCE[activity.agentState];
+  if (!live || activity.agentState === null) return i18n.t("overview:connecting");
+  return agentStateSentence(activity.agentState);
 }
 
 const OverviewRow = memo(function OverviewRow({
@@ -49,9 +51,10 @@ const OverviewRow = memo(function OverviewRow({
   const { activity, live, runtimeId } = useAgentActivity(conversation, providers);
   const [stopping, setStopping] = useState(false);
   const toast = useToast();
+  const { t } = useTranslation(["overview", "common"]);
   const id = conversation.conversation_id;
   const state = conversation.status === "RUNNING" ? (activity.agentState ?? "loading") : conversation.status.toLowerCase();
-  const sandbox = runtimeStatusText(conversation.runtime_status) || "Not started yet";
+  const sandbox = runtimeStatusText(conversation.runtime_status) || t("notStarted");
 
   async function stop() {
     setStopping(true);
@@ -59,7 +62,7 @@ const OverviewRow = memo(function OverviewRow({
       await stopConversation(id);
       announceConversationsChanged();
     } catch (reason) {
-      toast(`Stop failed: ${reason instanceof Error ? reason.message : String(reason)}`, "error");
+      toast(t("common:failed.stop", { error: reason instanceof Error ? reason.message : String(reason) }), "error");
       setStopping(false);
     }
   }
@@ -77,7 +80,7 @@ const OverviewRow = memo(function OverviewRow({
       </td>
       <td data-testid="overview-step">{activity.step === null ? "–" : activity.step}</td>
       <td data-testid="overview-last-action" className="overview__action">
-        {activity.lastAction ?? <span className="muted">None yet</span>}
+        {activity.lastAction ?? <span className="muted">{t("noneYet")}</span>}
       </td>
       <td data-testid="overview-cost">{activity.cost === null ? "–" : formatCost(activity.cost)}</td>
       <td data-testid="overview-sandbox">
@@ -90,10 +93,10 @@ const OverviewRow = memo(function OverviewRow({
           className="button button--small"
           data-testid="overview-stop"
           disabled={stopping}
-          aria-label={`Stop ${conversation.title}`}
+          aria-label={t("stopLabel", { title: conversation.title })}
           onClick={() => void stop()}
         >
-          {stopping ? "Stopping…" : "Stop"}
+          {stopping ? t("stopping") : t("common:stop")}
         </button>
       </td>
     </tr>
@@ -101,7 +104,8 @@ const OverviewRow = memo(function OverviewRow({
 });
 
 export default function OverviewPage() {
-  useDocumentTitle("Running agents");
+  const { t } = useTranslation(["overview", "common"]);
+  useDocumentTitle(t("title"));
   const { conversations, error } = useConversationList(LIST_LIMIT, true);
   const { settings } = useSettings();
   const providers = useMemo(() => providersOf(settings), [settings]);
@@ -109,17 +113,17 @@ export default function OverviewPage() {
 
   return (
     <div className="page overview" data-testid="overview-page">
-      <h1>Running agents</h1>
-      <p className="muted">Every conversation whose agent is running, updated live.</p>
+      <h1>{t("title")}</h1>
+      <p className="muted">{t("intro")}</p>
       {error && (
         <p className="form-error" role="alert">
-          Could not load conversations: {error}
+          {t("loadFailed", { error })}
         </p>
       )}
-      {conversations === null && !error && <p className="muted" role="status">Loading…</p>}
+      {conversations === null && !error && <p className="muted" role="status">{t("common:loading")}</p>}
       {conversations !== null && active.length === 0 && (
         <p className="empty" data-testid="overview-empty">
-          No agent is running. Start a conversation from <Link to="/">Home</Link>.
+          {t("empty")} <Link to="/">{t("startFromHome")}</Link>
         </p>
       )}
       {active.length > 0 && (
@@ -127,14 +131,14 @@ export default function OverviewPage() {
           <table className="overview__table" data-testid="overview-table">
             <thead>
               <tr>
-                <th scope="col">Conversation</th>
-                <th scope="col">Status</th>
-                <th scope="col">Step</th>
-                <th scope="col">Last action</th>
-                <th scope="col">Cost</th>
-                <th scope="col">Sandbox</th>
+                <th scope="col">{t("column.conversation")}</th>
+                <th scope="col">{t("column.status")}</th>
+                <th scope="col">{t("column.step")}</th>
+                <th scope="col">{t("column.lastAction")}</th>
+                <th scope="col">{t("column.cost")}</th>
+                <th scope="col">{t("column.sandbox")}</th>
                 <th scope="col">
-                  <span className="visually-hidden">Actions</span>
+                  <span className="visually-hidden">{t("column.actions")}</span>
                 </th>
               </tr>
             </thead>

@@ -3,8 +3,11 @@ import { addGitProviders, unsetProviderTokens } from "../../api/settings";
 import type { ProviderType, SettingsResponse } from "../../api/types";
 import { useSettings } from "../../hooks/SettingsContext";
 import { useToast } from "../../hooks/ToastContext";
+import { useTranslation } from "../../i18n/useTranslation";
 import { buildProviderTokens, type ProviderDrafts } from "../../state/providerTokens";
+import { TextField } from "./SettingsField";
 
+// Product names and host names: the same in every language.
 const PROVIDERS: { id: ProviderType; label: string; hostHint: string }[] = [
   { id: "github", label: "GitHub", hostHint: "github.com" },
   { id: "gitlab", label: "GitLab", hostHint: "gitlab.com" },
@@ -12,6 +15,7 @@ const PROVIDERS: { id: ProviderType; label: string; hostHint: string }[] = [
 ];
 
 export function GitProvidersPanel({ providersSet }: { providersSet: SettingsResponse["provider_tokens_set"] }) {
+  const { t } = useTranslation("settings");
   const { reload } = useSettings();
   const toast = useToast();
   const [drafts, setDrafts] = useState<ProviderDrafts>({});
@@ -41,13 +45,13 @@ export function GitProvidersPanel({ providersSet }: { providersSet: SettingsResp
   function onSave(event: FormEvent) {
     event.preventDefault();
     const provider_tokens = buildProviderTokens(providersSet, drafts);
-    void run(() => addGitProviders({ provider_tokens }), "Git providers saved");
+    void run(() => addGitProviders({ provider_tokens }), t("git.saved"));
   }
 
   return (
     <section id="git-providers" className="card" aria-labelledby="git-providers-title">
-      <h2 id="git-providers-title">Git providers</h2>
-      <p className="hint">With a token the agent can clone your repositories and open pull requests.</p>
+      <h2 id="git-providers-title">{t("git.title")}</h2>
+      <p className="hint">{t("git.intro")}</p>
       <form onSubmit={onSave} className="settings-form">
         {PROVIDERS.map((p) => {
           const isSet = p.id in providersSet;
@@ -55,37 +59,34 @@ export function GitProvidersPanel({ providersSet }: { providersSet: SettingsResp
             <fieldset key={p.id} className="provider-row" data-testid={`provider-${p.id}`}>
               <legend>
                 {p.label}{" "}
-                <span className={isSet ? "pill pill--running" : "pill"}>{isSet ? "connected" : "not connected"}</span>
+                <span className={isSet ? "pill pill--running" : "pill"}>{isSet ? t("git.connected") : t("git.notConnected")}</span>
               </legend>
               <div className="field-row">
-                <div className="field">
-                  <label htmlFor={`token-${p.id}`}>Token</label>
-                  <input
-                    id={`token-${p.id}`}
-                    data-testid={`provider-token-${p.id}`}
-                    type="password"
-                    autoComplete="off"
-                    placeholder={isSet ? "Set — leave blank to keep it" : "Personal access token"}
-                    value={drafts[p.id]?.token ?? ""}
-                    onChange={(e) => setDraft(p.id, "token", e.target.value)}
-                  />
-                </div>
-                <div className="field">
-                  <label htmlFor={`host-${p.id}`}>Host (optional)</label>
-                  <input
-                    id={`host-${p.id}`}
-                    placeholder={providersSet[p.id] ?? p.hostHint}
-                    value={drafts[p.id]?.host ?? ""}
-                    onChange={(e) => setDraft(p.id, "host", e.target.value)}
-                  />
-                </div>
+                <TextField
+                  id={`token-${p.id}`}
+                  testId={`provider-token-${p.id}`}
+                  label={t("git.token")}
+                  type="password"
+                  autoComplete="off"
+                  placeholder={isSet ? t("keepPlaceholder") : t("git.tokenPlaceholder")}
+                  value={drafts[p.id]?.token ?? ""}
+                  onValue={(v) => setDraft(p.id, "token", v)}
+                />
+                <TextField
+                  id={`host-${p.id}`}
+                  testId={`provider-host-${p.id}`}
+                  label={t("git.host")}
+                  placeholder={providersSet[p.id] ?? p.hostHint}
+                  value={drafts[p.id]?.host ?? ""}
+                  onValue={(v) => setDraft(p.id, "host", v)}
+                />
               </div>
             </fieldset>
           );
         })}
         <div className="form-actions">
           <button type="submit" className="button button--primary" disabled={busy} data-testid="save-git-providers">
-            Save tokens
+            {t("git.save")}
           </button>
           {connected && (
             <button
@@ -93,9 +94,9 @@ export function GitProvidersPanel({ providersSet }: { providersSet: SettingsResp
               className="button button--danger"
               disabled={busy}
               data-testid="disconnect-git-providers"
-              onClick={() => void run(unsetProviderTokens, "Git provider tokens removed")}
+              onClick={() => void run(unsetProviderTokens, t("git.removed"))}
             >
-              Disconnect all
+              {t("git.disconnect")}
             </button>
           )}
         </div>

@@ -9,11 +9,16 @@ import {
   validateSettingsForm,
   type SettingsFormValues,
 } from "../../state/settingsForm";
+import { applyLanguage, i18n } from "../../i18n";
+import { useTranslation } from "../../i18n/useTranslation";
 import { ModelField } from "./ModelField";
 import { MoreSettingsFields } from "./MoreSettingsFields";
+import { CheckboxField, SettingsField, StoredKeyField, TextField } from "./SettingsField";
 import { useSettingsOptions } from "./useOptions";
+import { localisedErrors } from "./validationText";
 
 export function LlmSettingsForm({ stored }: { stored: SettingsResponse | null }) {
+  const { t } = useTranslation(["settings", "common"]);
   const { reload } = useSettings();
   const toast = useToast();
   const options = useSettingsOptions();
@@ -22,7 +27,7 @@ export function LlmSettingsForm({ stored }: { stored: SettingsResponse | null })
   const [submitted, setSubmitted] = useState(false);
   const [saveError, setSaveError] = useState<string | null>(null);
   const errors = validateSettingsForm(form);
-  const shownErrors = submitted ? errors : {};
+  const shownErrors = submitted ? localisedErrors(errors, t) : {};
   const keySet = stored?.llm_api_key_set ?? false;
 
   function set<K extends keyof SettingsFormValues>(key: K, value: SettingsFormValues[K]) {
@@ -40,7 +45,14 @@ export function LlmSettingsForm({ stored }: { stored: SettingsResponse | null })
       setForm((f) => ({ ...f, llmApiKey: "", clearApiKey: false, searchApiKey: "", clearSearchApiKey: false }));
       setSubmitted(false);
       await reload();
-      toast("Settings saved", "success");
+      // LanguageSync would switch too, but later: waiting here words the confirmation in the
+      // chosen language (asked of i18n itself, as this render's `t` keeps the old one). A
+      // language switch fetches only the start-up namespaces, hence the explicit load.
+      await applyLanguage(form.language)
+        .then(() => i18n.loadNamespaces("settings"))
+        // Stored either way: a language file that fails to load only leaves the words as they were.
+        .catch(() => undefined);
+      toast(i18n.t("settings:llm.saved"), "success");
     } catch (reason) {
       setSaveError(reason instanceof Error ? reason.message : String(reason));
     } finally {
@@ -51,7 +63,7 @@ export function LlmSettingsForm({ stored }: { stored: SettingsResponse | null })
   const agents = options.agents.length ? options.agents : [form.agent];
   return (
     <section id="llm-settings" className="card" aria-labelledby="llm-settings-title">
-      <h2 id="llm-settings-title">Model &amp; agent</h2>
+      <h2 id="llm-settings-title">{t("llm.title")}</h2>
       <form className="settings-form" onSubmit={onSubmit} noValidate>
         <ModelField
           value={form.llmModel}
@@ -60,56 +72,20 @@ export function LlmSettingsForm({ stored }: { stored: SettingsResponse | null })
           onChange={(v) => set("llmModel", v)}
         />
 
-        <div className="field">
-          <label htmlFor="settings-api-key">API key</label>
-          <input
-            id="settings-api-key"
-            data-testid="settings-api-key"
-            type="password"
-            autoComplete="off"
-            placeholder={keySet ? "Set — leave blank to keep it" : "Enter the provider's API key"}
-            value={form.llmApiKey}
-            disabled={form.clearApiKey}
-            onChange={(e) => set("llmApiKey", e.target.value)}
-          />
-          <p className="hint" data-testid="settings-api-key-status">
-            {keySet ? "A key is set." : "No key is set."}
-          </p>
-          {keySet && (
-            <label className="checkbox">
-              <input
-                type="checkbox"
-                data-testid="settings-clear-api-key"
-                checked={form.clearApiKey}
-                onChange={(e) => set("clearApiKey", e.target.checked)}
-              />
-              Remove the stored key
-            </label>
-          )}
-        </div>
+        <StoredKeyField which="llm" isSet={keySet} form={form} set={set} />
 
-        <div className="field">
-          <label htmlFor="settings-base-url">Base URL (optional)</label>
-          <input
-            id="settings-base-url"
-            data-testid="settings-base-url"
-            type="url"
-            placeholder="https://api.example.com/v1"
-            value={form.llmBaseUrl}
-            aria-invalid={shownErrors.llmBaseUrl ? true : undefined}
-            aria-describedby={shownErrors.llmBaseUrl ? "settings-base-url-error" : undefined}
-            onChange={(e) => set("llmBaseUrl", e.target.value)}
-          />
-          {shownErrors.llmBaseUrl && (
-            <p id="settings-base-url-error" className="field-error">
-              {shownErrors.llmBaseUrl}
-            </p>
-          )}
-        </div>
+        <TextField
+          id="settings-base-url"
+          label={t("llm.baseUrl")}
+          type="url"
+          placeholder="https://api.example.com/v1"
+          value={form.llmBaseUrl}
+          error={shownErrors.llmBaseUrl}
+          onValue={(v) => set("llmBaseUrl", v)}
+        />
 
         <div className="field-row">
-          <div className="field">
-            <label htmlFor="settings-agent">Agent</label>
+          <SettingsField id="settings-agent" label={t("llm.agent")}>
             <select
               id="settings-agent"
               data-testid="settings-agent"
@@ -122,46 +98,34 @@ export function LlmSettingsForm({ stored }: { stored: SettingsResponse | null })
                 </option>
               ))}
             </select>
-          </div>
-          <div className="field">
-            <label htmlFor="settings-max-iterations">Max iterations</label>
-            <input
-              id="settings-max-iterations"
-              data-testid="settings-max-iterations"
-              inputMode="numeric"
-              placeholder="Server default"
-              value={form.maxIterations}
-              aria-invalid={shownErrors.maxIterations ? true : undefined}
-              aria-describedby={shownErrors.maxIterations ? "settings-max-iterations-error" : undefined}
-              onChange={(e) => set("maxIterations", e.target.value)}
-            />
-            {shownErrors.maxIterations && (
-              <p id="settings-max-iterations-error" className="field-error">
-                {shownErrors.maxIterations}
-              </p>
-            )}
-          </div>
+          </SettingsField>
+          <TextField
+            id="settings-max-iterations"
+            label={t("llm.maxIterations")}
+            inputMode="numeric"
+            placeholder={t("llm.serverDefault")}
+            value={form.maxIterations}
+            error={shownErrors.maxIterations}
+            onValue={(v) => set("maxIterations", v)}
+          />
         </div>
 
-        <label className="checkbox">
-          <input
-            type="checkbox"
-            data-testid="settings-confirmation-mode"
-            checked={form.confirmationMode}
-            onChange={(e) => set("confirmationMode", e.target.checked)}
-          />
-          Confirmation mode — ask me before the agent runs actions
-        </label>
+        <CheckboxField
+          testId="settings-confirmation-mode"
+          checked={form.confirmationMode}
+          onChecked={(v) => set("confirmationMode", v)}
+        >
+          {t("llm.confirmationMode")}
+        </CheckboxField>
 
-        <div className="field">
-          <label htmlFor="settings-security-analyzer">Security analyzer</label>
+        <SettingsField id="settings-security-analyzer" label={t("llm.securityAnalyzer")}>
           <select
             id="settings-security-analyzer"
             data-testid="settings-security-analyzer"
             value={form.securityAnalyzer}
             onChange={(e) => set("securityAnalyzer", e.target.value)}
           >
-            <option value="">None</option>
+            <option value="">{t("llm.noAnalyzer")}</option>
             {options.analyzers.map((a) => (
               <option key={a} value={a}>
                 {a}
@@ -171,17 +135,15 @@ export function LlmSettingsForm({ stored }: { stored: SettingsResponse | null })
               <option value={form.securityAnalyzer}>{form.securityAnalyzer}</option>
             )}
           </select>
-        </div>
+        </SettingsField>
 
-        <label className="checkbox">
-          <input
-            type="checkbox"
-            data-testid="settings-condenser"
-            checked={form.enableDefaultCondenser}
-            onChange={(e) => set("enableDefaultCondenser", e.target.checked)}
-          />
-          Condense long histories (memory condenser)
-        </label>
+        <CheckboxField
+          testId="settings-condenser"
+          checked={form.enableDefaultCondenser}
+          onChecked={(v) => set("enableDefaultCondenser", v)}
+        >
+          {t("llm.condenser")}
+        </CheckboxField>
 
         <MoreSettingsFields
           form={form}
@@ -192,7 +154,7 @@ export function LlmSettingsForm({ stored }: { stored: SettingsResponse | null })
 
         <div className="form-actions">
           <button type="submit" className="button button--primary" data-testid="settings-save" disabled={saving}>
-            {saving ? "Saving…" : "Save settings"}
+            {saving ? t("common:saving") : t("llm.save")}
           </button>
         </div>
         {saveError && (

@@ -1,12 +1,17 @@
-import { fireEvent, screen, waitFor, within } from "@testing-library/react";
+import { act, fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { SettingsResponse } from "../../api/types";
+import { applyLanguage } from "../../i18n";
 import { DEFAULT_SETTINGS } from "../../state/settingsForm";
 import { mockFetch } from "../../test/mockFetch";
 import { renderWithApp } from "../../test/renderWithApp";
 import SettingsPage from "./SettingsPage";
 
-afterEach(() => vi.unstubAllGlobals());
+afterEach(async () => {
+  vi.unstubAllGlobals();
+  // A test that saves another language switches the UI; the next one starts in English.
+  await act(() => applyLanguage("en"));
+});
 
 const STORED: SettingsResponse = {
   ...DEFAULT_SETTINGS,
@@ -75,6 +80,8 @@ describe("the other settings fields", () => {
       language: "ar",
       mcp_config: STORED.mcp_config,
     });
+    // Saving the language switches the page at once, right to left for Arabic.
+    await waitFor(() => expect(document.documentElement.dir).toBe("rtl"));
   });
 
   it("shows what the server would refuse instead of posting it", async () => {

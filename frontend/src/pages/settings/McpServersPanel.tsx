@@ -15,16 +15,20 @@ import {
   type McpServer,
 } from "../../state/mcpConfig";
 import { payloadWith } from "../../state/settingsForm";
+import { useTranslation } from "../../i18n/useTranslation";
+import { describedByError, SettingsField } from "./SettingsField";
 
-const KINDS: { id: McpKind; label: string }[] = [
+// Protocol names stay as they are; only stdio gets a word of explanation (translated below).
+const KINDS: { id: McpKind; label: string | null }[] = [
   { id: "shttp", label: "Streamable HTTP" },
   { id: "sse", label: "SSE" },
-  { id: "stdio", label: "stdio (a command)" },
+  { id: "stdio", label: null },
 ];
 const KIND_LABEL: Record<McpKind, string> = { shttp: "HTTP", sse: "SSE", stdio: "stdio" };
 
 /** MCP servers stored in Settings.mcp_config; the agent of every new conversation gets their tools. */
 export function McpServersPanel({ stored }: { stored: SettingsResponse | null }) {
+  const { t } = useTranslation(["settings", "common"]);
   const { reload } = useSettings();
   const toast = useToast();
   const servers = serversFromConfig(stored?.mcp_config);
@@ -71,36 +75,29 @@ export function McpServersPanel({ stored }: { stored: SettingsResponse | null })
     }
     setErrors({});
     const next = editing >= 0 ? servers.map((s, i) => (i === editing ? result.server : s)) : [...servers, result.server];
-    const verb = editing >= 0 ? "updated" : "added";
-    if (await store(next, `MCP server ${serverLabel(result.server)} ${verb}`)) setEditing(null);
+    const name = serverLabel(result.server);
+    const done = editing >= 0 ? t("mcp.updated", { name }) : t("mcp.added", { name });
+    if (await store(next, done)) setEditing(null);
   }
 
   const set = (key: keyof McpDraft, value: string) => setDraft((d) => ({ ...d, [key]: value }));
   const field = (key: keyof McpDraft, label: string, props: { type?: string; placeholder?: string; multiline?: boolean } = {}) => {
     const id = `mcp-${key}`;
-    const errorId = `${id}-error`;
     const common = {
       id,
       "data-testid": id,
       value: draft[key],
-      "aria-invalid": errors[key] ? true : undefined,
-      "aria-describedby": errors[key] ? errorId : undefined,
+      ...describedByError(id, errors[key]),
       placeholder: props.placeholder,
     };
     return (
-      <div className="field">
-        <label htmlFor={id}>{label}</label>
+      <SettingsField id={id} label={label} error={errors[key]}>
         {props.multiline ? (
           <textarea rows={3} {...common} onChange={(e) => set(key, e.target.value)} />
         ) : (
           <input type={props.type ?? "text"} autoComplete="off" {...common} onChange={(e) => set(key, e.target.value)} />
         )}
-        {errors[key] && (
-          <p id={errorId} className="field-error">
-            {errors[key]}
-          </p>
-        )}
-      </div>
+      </SettingsField>
     );
   };
 
@@ -108,10 +105,10 @@ export function McpServersPanel({ stored }: { stored: SettingsResponse | null })
   const keyKept = editingServer && editingServer.kind !== "stdio" && editingServer.apiKey;
   return (
     <section id="mcp-servers" className="card" aria-labelledby="mcp-servers-title">
-      <h2 id="mcp-servers-title">MCP servers</h2>
-      <p className="hint">The agent of each new conversation can call the tools of these Model Context Protocol servers.</p>
-      {!stored && <p className="muted">Save the model settings first; MCP servers are stored with them.</p>}
-      {stored && servers.length === 0 && <p className="muted">No MCP servers yet.</p>}
+      <h2 id="mcp-servers-title">{t("mcp.title")}</h2>
+      <p className="hint">{t("mcp.intro")}</p>
+      {!stored && <p className="muted">{t("mcp.saveFirst")}</p>}
+      {stored && servers.length === 0 && <p className="muted">{t("mcp.empty")}</p>}
       <ul className="secret-list" data-testid="mcp-server-list">
         {servers.map((s, i) => (
           <li key={`${s.kind}:${serverLabel(s)}`} className="secret-row" data-testid="mcp-server-row">
@@ -128,22 +125,22 @@ export function McpServersPanel({ stored }: { stored: SettingsResponse | null })
               <button
                 type="button"
                 className="button button--ghost"
-                aria-label={`Edit MCP server ${serverLabel(s)}`}
+                aria-label={t("mcp.editAria", { name: serverLabel(s) })}
                 data-testid="edit-mcp-server"
                 disabled={busy}
                 onClick={() => open(i)}
               >
-                Edit
+                {t("edit")}
               </button>
               <button
                 type="button"
                 className="button button--ghost"
-                aria-label={`Remove MCP server ${serverLabel(s)}`}
+                aria-label={t("mcp.removeAria", { name: serverLabel(s) })}
                 data-testid="remove-mcp-server"
                 disabled={busy}
-                onClick={() => void store(servers.filter((_, j) => j !== i), `MCP server ${serverLabel(s)} removed`)}
+                onClick={() => void store(servers.filter((_, j) => j !== i), t("mcp.removed", { name: serverLabel(s) }))}
               >
-                Remove
+                {t("remove")}
               </button>
             </div>
           </li>
@@ -152,46 +149,45 @@ export function McpServersPanel({ stored }: { stored: SettingsResponse | null })
       {stored && editing === null && (
         <div className="form-actions">
           <button type="button" className="button" data-testid="add-mcp-server" onClick={() => open(-1)}>
-            Add a server
+            {t("mcp.addButton")}
           </button>
         </div>
       )}
       {editing !== null && (
-        <form className="settings-form" onSubmit={onSubmit} aria-label={editing >= 0 ? "Edit MCP server" : "Add MCP server"} noValidate>
-          <h3>{editing >= 0 ? "Edit server" : "Add a server"}</h3>
-          <div className="field">
-            <label htmlFor="mcp-kind">Transport</label>
+        <form className="settings-form" onSubmit={onSubmit} aria-label={editing >= 0 ? t("mcp.editFormLabel") : t("mcp.addFormLabel")} noValidate>
+          <h3>{editing >= 0 ? t("mcp.editHeading") : t("mcp.addHeading")}</h3>
+          <SettingsField id="mcp-kind" label={t("mcp.transport")}>
             <select id="mcp-kind" data-testid="mcp-kind" value={draft.kind} onChange={(e) => set("kind", e.target.value)}>
               {KINDS.map((k) => (
                 <option key={k.id} value={k.id}>
-                  {k.label}
+                  {k.label ?? t("mcp.stdioKind")}
                 </option>
               ))}
             </select>
-          </div>
+          </SettingsField>
           {draft.kind === "stdio" ? (
             <>
-              {field("name", "Name", { placeholder: "e.g. fetch" })}
-              {field("command", "Command", { placeholder: "e.g. uvx" })}
-              {field("args", "Arguments", { placeholder: 'e.g. mcp-server-fetch --flag "a b"' })}
-              {field("env", "Environment (one KEY=value per line)", { multiline: true })}
+              {field("name", t("mcp.name"), { placeholder: t("mcp.example", { example: "fetch" }) })}
+              {field("command", t("mcp.command"), { placeholder: t("mcp.example", { example: "uvx" }) })}
+              {field("args", t("mcp.args"), { placeholder: t("mcp.example", { example: 'mcp-server-fetch --flag "a b"' }) })}
+              {field("env", t("mcp.env"), { multiline: true })}
             </>
           ) : (
             <>
-              {field("url", "URL", { type: "url", placeholder: "http://localhost:8080/mcp" })}
-              {field("apiKey", "API key (optional)", {
+              {field("url", t("mcp.url"), { type: "url", placeholder: "http://localhost:8080/mcp" })}
+              {field("apiKey", t("mcp.apiKey"), {
                 type: "password",
-                placeholder: keyKept ? "Set — leave blank to keep it" : "Sent as a bearer token",
+                placeholder: keyKept ? t("keepPlaceholder") : t("mcp.apiKeyPlaceholder"),
               })}
-              {draft.kind === "shttp" && field("timeout", "Timeout in seconds (optional)", { placeholder: "60" })}
+              {draft.kind === "shttp" && field("timeout", t("mcp.timeout"), { placeholder: "60" })}
             </>
           )}
           <div className="form-actions">
             <button type="submit" className="button button--primary" data-testid="save-mcp-server" disabled={busy}>
-              {editing >= 0 ? "Save server" : "Add server"}
+              {editing >= 0 ? t("mcp.saveServer") : t("mcp.addServer")}
             </button>
             <button type="button" className="button button--ghost" onClick={() => setEditing(null)}>
-              Cancel
+              {t("common:cancel")}
             </button>
           </div>
         </form>

@@ -1,5 +1,7 @@
 import { useMemo, useState } from "react";
+import { useTranslation } from "../../i18n/useTranslation";
 import { groupModels, joinModelId, splitModelId } from "../../state/modelCatalog";
+import { SettingsField } from "./SettingsField";
 
 interface Props {
   value: string;
@@ -14,6 +16,7 @@ interface Props {
  * lists do not know can still be typed in.
  */
 export function ModelField({ value, models, error, onChange }: Props) {
+  const { t } = useTranslation("settings");
   const catalogue = useMemo(() => groupModels(models), [models]);
   const current = splitModelId(value.trim());
   const [chosenProvider, setChosenProvider] = useState<string | null>(null);
@@ -25,27 +28,24 @@ export function ModelField({ value, models, error, onChange }: Props) {
 
   return (
     <fieldset className="model-field">
-      <legend>Model</legend>
+      <legend>{t("model.legend")}</legend>
       <div className="field-row">
-        <div className="field">
-          <label htmlFor="settings-model-provider">Provider</label>
+        <SettingsField id="settings-model-provider" label={t("model.provider")}>
           <select
             id="settings-model-provider"
             data-testid="settings-model-provider"
             value={group ? provider : ""}
             onChange={(e) => setChosenProvider(e.target.value)}
           >
-            {!group && <option value="">Choose a provider</option>}
+            {!group && <option value="">{t("model.chooseProvider")}</option>}
             {catalogue.map((g) => (
               <option key={g.provider} value={g.provider}>
-                {g.provider}
-                {g.verified ? " (verified)" : ""}
+                {g.verified ? t("model.verifiedProvider", { provider: g.provider }) : g.provider}
               </option>
             ))}
           </select>
-        </div>
-        <div className="field">
-          <label htmlFor="settings-model-choice">Model</label>
+        </SettingsField>
+        <SettingsField id="settings-model-choice" label={t("model.model")}>
           <select
             id="settings-model-choice"
             data-testid="settings-model-choice"
@@ -53,9 +53,9 @@ export function ModelField({ value, models, error, onChange }: Props) {
             disabled={!group}
             onChange={(e) => e.target.value && onChange(joinModelId(provider, e.target.value))}
           >
-            <option value="">Choose a model (or type an id below)</option>
+            <option value="">{t("model.chooseModel")}</option>
             {verified.length > 0 && (
-              <optgroup label="Verified">
+              <optgroup label={t("model.verified")}>
                 {verified.map((m) => (
                   <option key={m.name} value={m.name}>
                     {m.name}
@@ -64,7 +64,7 @@ export function ModelField({ value, models, error, onChange }: Props) {
               </optgroup>
             )}
             {others.length > 0 && (
-              <optgroup label={verified.length ? "Other models" : "Models"}>
+              <optgroup label={verified.length ? t("model.otherModels") : t("model.models")}>
                 {others.map((m) => (
                   <option key={m.name} value={m.name}>
                     {m.name}
@@ -73,16 +73,15 @@ export function ModelField({ value, models, error, onChange }: Props) {
               </optgroup>
             )}
           </select>
-        </div>
+        </SettingsField>
       </div>
-      <div className="field">
-        <label htmlFor="settings-model">Model id (LiteLLM)</label>
+      <SettingsField id="settings-model" label={t("model.id")}>
         <input
           id="settings-model"
           data-testid="settings-model"
           autoComplete="off"
           spellCheck={false}
-          placeholder="provider/model, e.g. openai/gpt-4o"
+          placeholder={t("model.idPlaceholder", { example: "openai/gpt-4o" })}
           value={value}
           aria-invalid={error ? true : undefined}
           aria-describedby="settings-model-hint"
@@ -92,9 +91,9 @@ export function ModelField({ value, models, error, onChange }: Props) {
           }}
         />
         <p id="settings-model-hint" className={error ? "field-error" : "hint"}>
-          {error ?? `${models.length ? `${models.length} known models; ` : ""}any LiteLLM model id works.`}
+          {error ?? (models.length ? t("model.knownModels", { count: models.length }) : t("model.anyModel"))}
         </p>
-      </div>
+      </SettingsField>
     </fieldset>
   );
 }

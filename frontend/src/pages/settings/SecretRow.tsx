@@ -2,10 +2,12 @@ import { useState, type FormEvent } from "react";
 import { deleteSecret, updateSecret } from "../../api/settings";
 import type { CustomSecret } from "../../api/types";
 import { useToast } from "../../hooks/ToastContext";
+import { useTranslation } from "../../i18n/useTranslation";
 
 type Mode = "view" | "edit" | "confirm-delete";
 
 export function SecretRow({ secret, onChanged }: { secret: CustomSecret; onChanged(): void }) {
+  const { t } = useTranslation(["settings", "common"]);
   const toast = useToast();
   const [mode, setMode] = useState<Mode>("view");
   const [name, setName] = useState(secret.name);
@@ -29,7 +31,7 @@ export function SecretRow({ secret, onChanged }: { secret: CustomSecret; onChang
   function onSave(event: FormEvent) {
     event.preventDefault();
     const body = { name: name.trim(), ...(description.trim() ? { description: description.trim() } : {}) };
-    void run(() => updateSecret(secret.name, body), `Secret ${body.name} updated`);
+    void run(() => updateSecret(secret.name, body), t("secrets.updated", { name: body.name }));
   }
 
   if (mode === "edit") {
@@ -37,18 +39,18 @@ export function SecretRow({ secret, onChanged }: { secret: CustomSecret; onChang
       <li className="secret-row" data-testid="secret-row">
         <form className="secret-edit" onSubmit={onSave}>
           <label>
-            Name
+            {t("secrets.name")}
             <input value={name} onChange={(e) => setName(e.target.value)} data-testid="secret-edit-name" />
           </label>
           <label>
-            Description
+            {t("secrets.description")}
             <input value={description} onChange={(e) => setDescription(e.target.value)} />
           </label>
           <button type="submit" className="button button--primary" disabled={busy || !name.trim()}>
-            Save
+            {t("common:save")}
           </button>
           <button type="button" className="button button--ghost" onClick={() => setMode("view")}>
-            Cancel
+            {t("common:cancel")}
           </button>
         </form>
       </li>
@@ -69,12 +71,12 @@ export function SecretRow({ secret, onChanged }: { secret: CustomSecret; onChang
               className="button button--danger"
               disabled={busy}
               data-testid="confirm-delete-secret"
-              onClick={() => void run(() => deleteSecret(secret.name), `Secret ${secret.name} deleted`)}
+              onClick={() => void run(() => deleteSecret(secret.name), t("secrets.deleted", { name: secret.name }))}
             >
-              Delete
+              {t("common:delete")}
             </button>
             <button type="button" className="button button--ghost" onClick={() => setMode("view")}>
-              Keep
+              {t("common:keep")}
             </button>
           </>
         ) : (
@@ -82,20 +84,20 @@ export function SecretRow({ secret, onChanged }: { secret: CustomSecret; onChang
             <button
               type="button"
               className="button button--ghost"
-              aria-label={`Edit secret ${secret.name}`}
+              aria-label={t("secrets.editAria", { name: secret.name })}
               data-testid="edit-secret"
               onClick={() => setMode("edit")}
             >
-              Edit
+              {t("edit")}
             </button>
             <button
               type="button"
               className="button button--ghost"
-              aria-label={`Delete secret ${secret.name}`}
+              aria-label={t("secrets.deleteAria", { name: secret.name })}
               data-testid="delete-secret"
               onClick={() => setMode("confirm-delete")}
             >
-              Delete
+              {t("common:delete")}
             </button>
           </>
         )}

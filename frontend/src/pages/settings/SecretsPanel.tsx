@@ -2,12 +2,15 @@ import { useState, type FormEvent } from "react";
 import { createSecret, listSecrets } from "../../api/settings";
 import { useAsync } from "../../hooks/useAsync";
 import { useToast } from "../../hooks/ToastContext";
+import { useTranslation } from "../../i18n/useTranslation";
 import { SecretRow } from "./SecretRow";
+import { TextField } from "./SettingsField";
 
 const NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Custom secrets: names and descriptions are listed, values are write-only. */
 export function SecretsPanel() {
+  const { t } = useTranslation("settings");
   const toast = useToast();
   const secrets = useAsync(listSecrets, []);
   const [name, setName] = useState("");
@@ -20,11 +23,11 @@ export function SecretsPanel() {
     event.preventDefault();
     const trimmed = name.trim();
     if (!NAME_PATTERN.test(trimmed)) {
-      setError("Use letters, digits and underscores, not starting with a digit (e.g. MY_TOKEN).");
+      setError(t("secrets.invalidName"));
       return;
     }
     if (!value) {
-      setError("Enter the secret's value.");
+      setError(t("secrets.missingValue"));
       return;
     }
     setBusy(true);
@@ -34,7 +37,7 @@ export function SecretsPanel() {
       setName("");
       setValue("");
       setDescription("");
-      toast(`Secret ${trimmed} added`, "success");
+      toast(t("secrets.added", { name: trimmed }), "success");
       secrets.reload();
     } catch (reason) {
       setError(reason instanceof Error ? reason.message : String(reason));
@@ -46,56 +49,50 @@ export function SecretsPanel() {
   const list = secrets.data?.custom_secrets ?? [];
   return (
     <section id="secrets" className="card" aria-labelledby="secrets-title">
-      <h2 id="secrets-title">Secrets</h2>
-      <p className="hint">Secrets are available to the agent as environment variables and are masked in its output.</p>
+      <h2 id="secrets-title">{t("secrets.title")}</h2>
+      <p className="hint">{t("secrets.intro")}</p>
       {secrets.error && (
         <p className="form-error" role="alert">
-          Could not load secrets: {secrets.error.message}
+          {t("secrets.loadFailed", { error: secrets.error.message })}
         </p>
       )}
-      {!secrets.loading && list.length === 0 && !secrets.error && <p className="muted">No secrets yet.</p>}
+      {!secrets.loading && list.length === 0 && !secrets.error && <p className="muted">{t("secrets.empty")}</p>}
       <ul className="secret-list" data-testid="secrets-list">
         {list.map((s) => (
           <SecretRow key={s.name} secret={s} onChanged={secrets.reload} />
         ))}
       </ul>
-      <form className="secret-form" onSubmit={onAdd} aria-label="Add a secret">
-        <h3>Add a secret</h3>
+      <form className="secret-form" onSubmit={onAdd} aria-label={t("secrets.addHeading")}>
+        <h3>{t("secrets.addHeading")}</h3>
         <div className="field-row">
-          <div className="field">
-            <label htmlFor="secret-name">Name</label>
-            <input
-              id="secret-name"
-              data-testid="secret-name-input"
-              value={name}
-              autoComplete="off"
-              onChange={(e) => setName(e.target.value)}
-            />
-          </div>
-          <div className="field">
-            <label htmlFor="secret-value">Value</label>
-            <input
-              id="secret-value"
-              data-testid="secret-value-input"
-              type="password"
-              autoComplete="off"
-              value={value}
-              onChange={(e) => setValue(e.target.value)}
-            />
-          </div>
-        </div>
-        <div className="field">
-          <label htmlFor="secret-description">Description (optional)</label>
-          <input
-            id="secret-description"
-            data-testid="secret-description-input"
-            value={description}
-            onChange={(e) => setDescription(e.target.value)}
+          <TextField
+            id="secret-name"
+            testId="secret-name-input"
+            label={t("secrets.name")}
+            autoComplete="off"
+            value={name}
+            onValue={setName}
+          />
+          <TextField
+            id="secret-value"
+            testId="secret-value-input"
+            label={t("secrets.value")}
+            type="password"
+            autoComplete="off"
+            value={value}
+            onValue={setValue}
           />
         </div>
+        <TextField
+          id="secret-description"
+          testId="secret-description-input"
+          label={t("secrets.descriptionOptional")}
+          value={description}
+          onValue={setDescription}
+        />
         <div className="form-actions">
           <button type="submit" className="button button--primary" data-testid="add-secret" disabled={busy}>
-            Add secret
+            {t("secrets.add")}
           </button>
         </div>
         {error && (

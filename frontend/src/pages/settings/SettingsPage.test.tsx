@@ -1,5 +1,7 @@
-import { fireEvent, screen, waitFor } from "@testing-library/react";
+import { act, fireEvent, screen, waitFor } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { applyLanguage } from "../../i18n";
+import ja from "../../i18n/locales/ja/settings.json";
 import { DEFAULT_SETTINGS } from "../../state/settingsForm";
 import { mockFetch } from "../../test/mockFetch";
 import { renderWithApp } from "../../test/renderWithApp";
@@ -89,5 +91,39 @@ describe("SettingsPage", () => {
       name: "DB_PASSWORD",
       value: "hunter2",
     });
+  });
+});
+
+describe("SettingsPage in Japanese", () => {
+  afterEach(async () => {
+    await act(() => applyLanguage("en"));
+  });
+
+  it("labels the fields, counts the models and words validation in Japanese", async () => {
+    const { calls } = mockFetch({ ...OPTIONS, "GET /api/settings": { status: 404, body: { error: "Settings not found" } } });
+    await act(() => applyLanguage("ja"));
+    renderWithApp(<SettingsPage />, "/settings");
+
+    expect(await screen.findByRole("heading", { level: 1, name: ja.title })).toBeTruthy();
+    // The label is tied to its input, so the translated text finds the right control.
+    expect(await screen.findByLabelText(ja.storedKey.llm.label)).toBe(screen.getByTestId("settings-api-key"));
+    expect(screen.getByLabelText(ja.more.gitUserEmail)).toBe(screen.getByTestId("settings-git-user-email"));
+    await screen.findByRole("option", { name: "BrowsingAgent" });
+    expect(screen.getByTestId("settings-api-key-status").textContent).toBe(ja.storedKey.llm.unset);
+    expect(await screen.findByText(ja.model.knownModels_other.replace("{{count}}", "2"))).toBeTruthy();
+
+    fireEvent.change(screen.getByTestId("settings-model"), { target: { value: "" } });
+    fireEvent.click(screen.getByTestId("settings-save"));
+    expect(await screen.findByText(ja.validation.llmModel)).toBeTruthy();
+    expect(settingsPost(calls)).toBeUndefined();
+  });
+
+  it("confirms a save that picks Japanese in Japanese", async () => {
+    mockFetch({ ...OPTIONS, "GET /api/settings": { status: 404, body: { error: "Settings not found" } } });
+    renderWithApp(<SettingsPage />, "/settings");
+    fireEvent.change(await screen.findByTestId("settings-model"), { target: { value: "openai/gpt-4o" } });
+    fireEvent.change(screen.getByTestId("settings-language"), { target: { value: "ja" } });
+    fireEvent.click(screen.getByTestId("settings-save"));
+    expect(await screen.findByText(ja.llm.saved)).toBeTruthy();
   });
 });

@@ -1,10 +1,13 @@
 /** Copies a text to the clipboard and says, for a moment, whether it worked. */
 import { useEffect, useState } from "react";
+import { useTranslation } from "../../../i18n/useTranslation";
 
 type Outcome = "idle" | "copied" | "failed";
 const SHOWN_MS = 1500;
 
-export function CopyButton({ text, label = "Copy message" }: { text: string; label?: string }) {
+export function CopyButton({ text, label: givenLabel }: { text: string; label?: string }) {
+  const { t } = useTranslation("conversation");
+  const label = givenLabel ?? t("copy.label");
   const [outcome, setOutcome] = useState<Outcome>("idle");
   useEffect(() => {
     if (outcome === "idle") return;
@@ -32,9 +35,9 @@ export function CopyButton({ text, label = "Copy message" }: { text: string; lab
       title={label}
       onClick={() => void copy()}
     >
-      {outcome === "copied" ? "Copied" : outcome === "failed" ? "Copy failed" : "Copy"}
+      {outcome === "copied" ? t("copy.copied") : outcome === "failed" ? t("copy.failed") : t("copy.copy")}
       <span className="visually-hidden" role="status">
-        {outcome === "copied" ? "Copied to the clipboard" : outcome === "failed" ? "Could not copy" : ""}
+        {outcome === "copied" ? t("copy.copiedStatus") : outcome === "failed" ? t("copy.failedStatus") : ""}
       </span>
     </button>
   );

@@ -40,6 +40,12 @@ export const Markdown = memo(function Markdown({ text, className }: { text: stri
     if (root.current) highlightCodeIn(root.current);
   }, [html]);
   return (
-    <div ref={root} className={className ? `markdown ${className}` : "markdown"} dangerouslySetInnerHTML={{ __html: html }} />
+    // dir="auto": a message's own text runs in its own direction, whatever the UI language's.
+    <div
+      ref={root}
+      dir="auto"
+      className={className ? `markdown ${className}` : "markdown"}
+      dangerouslySetInnerHTML={{ __html: html }}
+    />
   );
 });

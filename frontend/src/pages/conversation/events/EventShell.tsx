@@ -1,5 +1,6 @@
 /** The frame every rendered event shares: test id, kind, source and variant. */
 import type { ReactNode } from "react";
+import { useTranslation } from "../../../i18n/useTranslation";
 import type { OhEvent } from "../../../api/types";
 import { formatTimestamp } from "../../../format";
 import { eventType } from "../../../state/eventVisibility";
@@ -51,16 +52,17 @@ export function Path({ path }: { path: string }) {
   return <code className="path">{path}</code>;
 }
 
-const RISK_LABEL: Record<number, string> = { 0: "low risk", 1: "medium risk", 2: "high risk" };
+const RISK_LEVELS: ReadonlySet<number> = new Set([0, 1, 2]);
 
 /** Security risk (when known) and confirmation state of a runnable action. */
 export function ActionBadges({ risk, confirmation }: { risk?: number | undefined; confirmation?: string | undefined }) {
-  const riskLabel = risk !== undefined ? RISK_LABEL[risk] : undefined;
+  const { t } = useTranslation("conversation");
+  const riskLabel = risk !== undefined && RISK_LEVELS.has(risk) ? t(`risk.${risk as 0 | 1 | 2}`) : undefined;
   return (
     <>
       {riskLabel && <span className={`pill pill--risk-${risk}`}>{riskLabel}</span>}
-      {confirmation === "awaiting_confirmation" && <span className="pill pill--warn">awaiting confirmation</span>}
-      {confirmation === "rejected" && <span className="pill pill--error">rejected</span>}
+      {confirmation === "awaiting_confirmation" && <span className="pill pill--warn">{t("risk.awaitingConfirmation")}</span>}
+      {confirmation === "rejected" && <span className="pill pill--error">{t("risk.rejected")}</span>}
     </>
   );
 }

@@ -4,6 +4,7 @@
  * api/types.ts without a view is a compile error.
  */
 import { memo, type ComponentType } from "react";
+import { useTranslation } from "../../../i18n/useTranslation";
 import type { ActionType, AgentAction, AgentObservation, ObservationType, OhEvent } from "../../../api/types";
 import { isChatVisible } from "../../../state/eventVisibility";
 import { BrowseInteractiveView, BrowseView, BrowserOutputView } from "./views/browserViews";
@@ -107,9 +108,10 @@ function viewFor(event: OhEvent): AnyView | null {
 }
 
 function UnknownEventView({ event }: { event: OhEvent }) {
+  const { t } = useTranslation("conversation");
   return (
     <article className="event event--compact" data-testid="event-unknown" data-event-id={event.id}>
-      <p className="compact-line muted">{event.message || "Unrecognised event"}</p>
+      <p className="compact-line muted">{event.message || t("ev.unknown")}</p>
     </article>
   );
 }

@@ -3,6 +3,7 @@
  * use the arrow keys to resize the workspace, Home/End for the extremes, Enter to
  * hide it. A WAI-ARIA window splitter, so screen readers announce the size.
  */
+import { useTranslation } from "../../../i18n/useTranslation";
 import { useRef, type KeyboardEvent, type PointerEvent } from "react";
 import { clampWidth, DEFAULT_WIDTH, MAX_WIDTH, MIN_WIDTH } from "./panelPrefs";
 
@@ -17,15 +18,22 @@ interface Props {
   onCollapse(): void;
 }
 
+function isRtl(): boolean {
+  return document.documentElement.dir === "rtl";
+}
+
 export function ResizeHandle({ width, onResize, onResizeEnd, onCollapse }: Props) {
+  const { t } = useTranslation("conversation");
   const dragging = useRef(false);
   const last = useRef(width);
 
   function widthAt(event: PointerEvent<HTMLDivElement>): number {
-    // The container is the grid the handle sits in; the panel is right of the handle.
+    // The container is the grid the handle sits in; the panel is at its inline end
+    // (the right, or the left in a right-to-left language).
     const box = event.currentTarget.parentElement?.getBoundingClientRect();
     if (!box || box.width === 0) return width;
-    return clampWidth((box.right - event.clientX) / box.width);
+    const fromEnd = isRtl() ? event.clientX - box.left : box.right - event.clientX;
+    return clampWidth(fromEnd / box.width);
   }
 
   function onPointerDown(event: PointerEvent<HTMLDivElement>) {
@@ -51,9 +59,11 @@ export function ResizeHandle({ width, onResize, onResizeEnd, onCollapse }: Props
 
   function onKeyDown(event: KeyboardEvent<HTMLDivElement>) {
     let next: number | null = null;
-    // The handle moves with the arrow: left makes the panel (on the right) wider.
-    if (event.key === "ArrowLeft") next = width + STEP;
-    else if (event.key === "ArrowRight") next = width - STEP;
+    // The handle moves with the arrow: towards the chat makes the panel wider.
+    const wider = isRtl() ? "ArrowRight" : "ArrowLeft";
+    const narrower = wider === "ArrowLeft" ? "ArrowRight" : "ArrowLeft";
+    if (event.key === wider) next = width + STEP;
+    else if (event.key === narrower) next = width - STEP;
     else if (event.key === "Home") next = MAX_WIDTH;
     else if (event.key === "End") next = MIN_WIDTH;
     else if (event.key === "Enter") {
@@ -72,7 +82,7 @@ export function ResizeHandle({ width, onResize, onResizeEnd, onCollapse }: Props
       role="separator"
       tabIndex={0}
       aria-orientation="vertical"
-      aria-label="Resize the workspace (arrow keys; Enter hides it)"
+      aria-label={t("workspace.resize")}
       aria-controls="workspace-sheet"
       aria-valuemin={Math.round(MIN_WIDTH * 100)}
       aria-valuemax={Math.round(MAX_WIDTH * 100)}

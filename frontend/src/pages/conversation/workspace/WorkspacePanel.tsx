@@ -3,6 +3,7 @@
  * served apps, VS Code. The last tab chosen is remembered (panelPrefs).
  */
 import { lazy, Suspense, useState, type KeyboardEvent } from "react";
+import { useTranslation } from "../../../i18n/useTranslation";
 import type { UserAction } from "../../../api/types";
 import type { WorkspaceApi } from "../../../api/workspace";
 import type { ConversationState } from "../../../state/conversationReducer";
@@ -17,17 +18,18 @@ import { VSCodeTab } from "./VSCodeTab";
 
 const TerminalTab = lazy(() => import("./TerminalTab"));
 
+// Labels are conversation:workspace.tabs.<id>.
 const TABS = [
-  { id: "terminal", label: "Terminal" },
-  { id: "files", label: "Files" },
-  { id: "changes", label: "Changes" },
-  { id: "jupyter", label: "Jupyter" },
-  { id: "browser", label: "Browser" },
-  { id: "apps", label: "Apps" },
-  { id: "vscode", label: "VS Code" },
+  { id: "terminal" },
+  { id: "files" },
+  { id: "changes" },
+  { id: "jupyter" },
+  { id: "browser" },
+  { id: "apps" },
+  { id: "vscode" },
 ] as const;
 type TabId = (typeof TABS)[number]["id"];
-const TAB_IDS: readonly TabId[] = TABS.map((t) => t.id);
+const TAB_IDS: readonly TabId[] = TABS.map((tab) => tab.id);
 
 interface Props {
   workspace: WorkspaceApi | null;
@@ -38,10 +40,12 @@ interface Props {
 }
 
 function NotReady() {
-  return <p className="muted panel-empty">The workspace opens once the agent has started.</p>;
+  const { t } = useTranslation("conversation");
+  return <p className="muted panel-empty">{t("workspace.notReady")}</p>;
 }
 
 export function WorkspacePanel({ workspace, state, onSend, onCollapse }: Props) {
+  const { t } = useTranslation("conversation");
   const [active, setActive] = useState<TabId>(() => storedTab(TAB_IDS, "terminal"));
   // Panels stay mounted after their first visit so the terminal keeps its scrollback.
   const [visited, setVisited] = useState<ReadonlySet<TabId>>(() => new Set<TabId>([active]));
@@ -54,8 +58,11 @@ export function WorkspacePanel({ workspace, state, onSend, onCollapse }: Props) 
   }
 
   function onKeyDown(event: KeyboardEvent<HTMLDivElement>) {
-    const index = TABS.findIndex((t) => t.id === active);
-    const step = event.key === "ArrowRight" ? 1 : event.key === "ArrowLeft" ? -1 : 0;
+    const index = TABS.findIndex((tab) => tab.id === active);
+    // The tabs run right to left in an RTL language, and the arrows follow what the eye sees.
+    const forward = document.documentElement.dir === "rtl" ? "ArrowLeft" : "ArrowRight";
+    const backward = forward === "ArrowRight" ? "ArrowLeft" : "ArrowRight";
+    const step = event.key === forward ? 1 : event.key === backward ? -1 : 0;
     if (!step) return;
     event.preventDefault();
     const next = TABS[(index + step + TABS.length) % TABS.length];
@@ -69,7 +76,7 @@ export function WorkspacePanel({ workspace, state, onSend, onCollapse }: Props) 
     switch (id) {
       case "terminal":
         return (
-          <Suspense fallback={<p className="muted panel-empty">Loading the terminal…</p>}>
+          <Suspense fallback={<p className="muted panel-empty">{t("workspace.loadingTerminal")}</p>}>
             <TerminalTab events={state.events} onSend={onSend} />
           </Suspense>
         );
@@ -93,9 +100,9 @@ export function WorkspacePanel({ workspace, state, onSend, onCollapse }: Props) 
   }
 
   return (
-    <section className="workspace-panel" aria-label="Workspace">
+    <section className="workspace-panel" aria-label={t("workspace.label")}>
       <div className="workspace-panel__bar">
-        <div className="tabs" role="tablist" aria-label="Workspace views" onKeyDown={onKeyDown}>
+        <div className="tabs" role="tablist" aria-label={t("workspace.views")} onKeyDown={onKeyDown}>
           {TABS.map((tab) => (
             <button
               key={tab.id}
@@ -109,7 +116,7 @@ export function WorkspacePanel({ workspace, state, onSend, onCollapse }: Props) 
               tabIndex={active === tab.id ? 0 : -1}
               onClick={() => select(tab.id)}
             >
-              {tab.label}
+              {t(`workspace.tabs.${tab.id}`)}
             </button>
           ))}
         </div>
@@ -118,8 +125,8 @@ export function WorkspacePanel({ workspace, state, onSend, onCollapse }: Props) 
             type="button"
             className="icon-button workspace-collapse"
             data-testid="workspace-collapse"
-            aria-label="Hide the workspace"
-            title="Hide the workspace"
+            aria-label={t("workspace.hide")}
+            title={t("workspace.hide")}
             aria-expanded={true}
             aria-controls="workspace-sheet"
             onClick={onCollapse}

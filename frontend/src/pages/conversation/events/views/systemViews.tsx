@@ -10,19 +10,21 @@ import type {
   SuccessObservation,
   UserRejectObservation,
 } from "../../../../api/types";
+import { Trans, useTranslation } from "../../../../i18n/useTranslation";
 import { Collapsible } from "../../display/Collapsible";
 import { Markdown } from "../../display/Markdown";
 import { EventShell } from "../EventShell";
 
 function WorkspaceContext({ extras }: { extras: RecallObservation["extras"] }) {
+  const { t } = useTranslation("conversation");
   const rows: [string, string][] = [
-    ["Repository", extras.repo_name],
-    ["Directory", extras.repo_directory],
-    ["Branch", extras.repo_branch],
-    ["Working directory", extras.working_dir],
-    ["Date", extras.date],
-    ["Hosts", Object.keys(extras.runtime_hosts ?? {}).join(", ")],
-    ["Secrets", Object.keys(extras.custom_secrets_descriptions ?? {}).join(", ")],
+    [t("ev.context.repository"), extras.repo_name],
+    [t("ev.context.directory"), extras.repo_directory],
+    [t("ev.context.branch"), extras.repo_branch],
+    [t("ev.context.workingDir"), extras.working_dir],
+    [t("ev.context.date"), extras.date],
+    [t("ev.context.hosts"), Object.keys(extras.runtime_hosts ?? {}).join(", ")],
+    [t("ev.context.secrets"), Object.keys(extras.custom_secrets_descriptions ?? {}).join(", ")],
   ];
   const texts = [extras.repo_instructions, extras.additional_agent_instructions, extras.conversation_instructions].filter(
     (t) => t && t.trim(),
@@ -47,12 +49,15 @@ function WorkspaceContext({ extras }: { extras: RecallObservation["extras"] }) {
 }
 
 export function RecallResultView({ event }: { event: RecallObservation }) {
+  const { t } = useTranslation("conversation");
   const { extras } = event;
   const knowledge = extras.microagent_knowledge ?? [];
   const summary =
     extras.recall_type === "workspace_context"
-      ? "Added workspace context"
-      : `Added microagent knowledge${knowledge.length ? `: ${knowledge.map((k) => k.name).join(", ")}` : ""}`;
+      ? t("ev.addedContext")
+      : knowledge.length
+        ? t("ev.addedKnowledgeNamed", { names: knowledge.map((k) => k.name).join(", ") })
+        : t("ev.addedKnowledge");
   return (
     <EventShell event={event} variant="compact" label={summary}>
       <Collapsible summary={<span className="muted">{summary}</span>}>
@@ -63,7 +68,7 @@ export function RecallResultView({ event }: { event: RecallObservation }) {
             knowledge.map((k) => (
               <section key={k.name} className="knowledge">
                 <h4>
-                  {k.name} <span className="muted">(triggered by “{k.trigger}”)</span>
+                  {k.name} <span className="muted">{t("ev.triggeredBy", { trigger: k.trigger })}</span>
                 </h4>
                 <Markdown text={k.content} />
               </section>
@@ -76,20 +81,21 @@ export function RecallResultView({ event }: { event: RecallObservation }) {
 }
 
 export function ChangeAgentStateView({ event }: { event: ChangeAgentStateAction }) {
+  const { t } = useTranslation("conversation");
   const state = event.args.agent_state;
   return (
-    <EventShell event={event} variant="compact" label="Agent state change">
+    <EventShell event={event} variant="compact" label={t("ev.stateChange")}>
       <p className="compact-line muted">
-        {event.source === "user" ? "You set the agent to " : "Agent state set to "}
-        <strong>{state}</strong>
+        <Trans text={t(event.source === "user" ? "ev.userSetState" : "ev.agentSetState", { state })} b={<strong />} />
       </p>
     </EventShell>
   );
 }
 
 export function AgentStateErrorView({ event }: { event: AgentStateChangedObservation }) {
+  const { t } = useTranslation("conversation");
   return (
-    <EventShell event={event} variant="error" heading={`Agent ${event.extras.agent_state.replace("_", " ")}`} label="Agent error">
+    <EventShell event={event} variant="error" heading={`Agent ${event.extras.agent_state.replace("_", " ")}`} label={t("ev.agentError")}>
       <p className="error-text">{event.extras.reason}</p>
     </EventShell>
   );
@@ -102,9 +108,10 @@ export function CondensationView({ event }: { event: CondensationAction }) {
     (forgotten_events_start_id != null && forgotten_events_end_id != null
       ? forgotten_events_end_id - forgotten_events_start_id + 1
       : 0);
-  const text = `Condensed the history (${count} event${count === 1 ? "" : "s"} summarised or dropped)`;
+  const { t } = useTranslation("conversation");
+  const text = t("ev.condensedCount", { n: count });
   return (
-    <EventShell event={event} variant="compact" label="History condensed">
+    <EventShell event={event} variant="compact" label={t("ev.historyCondensed")}>
       {summary ? (
         <Collapsible summary={<span className="muted">{text}</span>}>{() => <Markdown text={summary} />}</Collapsible>
       ) : (
@@ -115,17 +122,19 @@ export function CondensationView({ event }: { event: CondensationAction }) {
 }
 
 export function CondensationRequestView({ event }: { event: CondensationRequestAction }) {
+  const { t } = useTranslation("conversation");
   return (
-    <EventShell event={event} variant="compact" label="Condensation requested">
-      <p className="compact-line muted">Requested a condensation of the history</p>
+    <EventShell event={event} variant="compact" label={t("ev.condensationRequested")}>
+      <p className="compact-line muted">{t("ev.condensationRequestText")}</p>
     </EventShell>
   );
 }
 
 export function CondenseResultView({ event }: { event: CondenseObservation }) {
+  const { t } = useTranslation("conversation");
   return (
-    <EventShell event={event} variant="compact" label="History condensed">
-      <Collapsible summary={<span className="muted">History condensed</span>}>
+    <EventShell event={event} variant="compact" label={t("ev.historyCondensed")}>
+      <Collapsible summary={<span className="muted">{t("ev.historyCondensed")}</span>}>
         {() => <Markdown text={event.content} />}
       </Collapsible>
     </EventShell>
@@ -133,8 +142,9 @@ export function CondenseResultView({ event }: { event: CondenseObservation }) {
 }
 
 export function SuccessView({ event }: { event: SuccessObservation }) {
+  const { t } = useTranslation("conversation");
   return (
-    <EventShell event={event} variant="compact" label="Success">
+    <EventShell event={event} variant="compact" label={t("ev.success")}>
       <p className="compact-line">
         <span className="pill pill--ok">ok</span> {event.content}
       </p>
@@ -143,8 +153,9 @@ export function SuccessView({ event }: { event: SuccessObservation }) {
 }
 
 export function ErrorView({ event }: { event: ErrorObservation }) {
+  const { t } = useTranslation("conversation");
   return (
-    <EventShell event={event} variant="error" heading="Error" label="Error">
+    <EventShell event={event} variant="error" heading={t("ev.error")} label={t("ev.error")}>
       <p className="error-text">{event.content}</p>
       {event.extras.error_id && <p className="muted error-id">{event.extras.error_id}</p>}
     </EventShell>
@@ -152,10 +163,11 @@ export function ErrorView({ event }: { event: ErrorObservation }) {
 }
 
 export function UserRejectView({ event }: { event: UserRejectObservation }) {
+  const { t } = useTranslation("conversation");
   return (
-    <EventShell event={event} variant="compact" label="Action rejected">
+    <EventShell event={event} variant="compact" label={t("ev.actionRejected")}>
       <p className="compact-line">
-        <span className="pill pill--error">rejected</span> {event.content || "You rejected the action."}
+        <span className="pill pill--error">{t("risk.rejected")}</span> {event.content || t("ev.youRejected")}
       </p>
     </EventShell>
   );
