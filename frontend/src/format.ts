@@ -38,10 +38,25 @@ export function relativeTime(iso: string | null | undefined, now: number = Date.
   return i18n.t("common:justNow");
 }
 
-/** Dollars, as the server counts them. */
+const costFormats = new Map<string, Intl.NumberFormat>();
+const smallCostFormats = new Map<string, Intl.NumberFormat>();
+
+function dollars(digits: number): (language: string) => Intl.NumberFormat {
+  return (language) =>
+    new Intl.NumberFormat(language, {
+      style: "currency",
+      currency: "USD",
+      minimumFractionDigits: digits,
+      maximumFractionDigits: digits,
+    });
+}
+
+/** US dollars, as the server counts them, written the current language's way ("$0.05", "0,05 $").
+ * Costs under a cent keep four decimals so a cheap step does not read as free. */
 export function formatCost(cost: number | null | undefined): string {
   if (cost == null) return "";
-  return `$${cost < 0.01 && cost > 0 ? cost.toFixed(4) : cost.toFixed(2)}`;
+  const small = cost < 0.01 && cost > 0;
+  return small ? cached(smallCostFormats, dollars(4)).format(cost) : cached(costFormats, dollars(2)).format(cost);
 }
 
 export function formatCount(value: number | null | undefined): string {
