@@ -40,10 +40,14 @@ _SERVER_ENV = {name.upper() for name in OpenHandsConfig.model_fields} | {
 }
 
 
-def free_port() -> int:
+def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
+        probe.bind((host, 0))
         return int(probe.getsockname()[1])
+
+
+class PortTaken(RuntimeError):
+    """The chosen port was taken between probing it and the server binding it."""
 
 
 def config_toml(
@@ -97,7 +101,8 @@ class ServerProcess:
         self.host = host  # the bind address; ``url`` always goes through 127.0.0.1
         self.root.mkdir(parents=True, exist_ok=True)
         (self.root / "workspace").mkdir(exist_ok=True)
-        self.port = port or free_port()
+        self._port_chosen_here = port is None
+        self.port = port or free_port(host)
         self.extra_env = dict(env or {})
         (self.root / "config.toml").write_text(config or config_toml(root))
         self.log_path = self.root / "server.log"
@@ -141,8 +146,24 @@ class ServerProcess:
         return env
 
     def start(self, timeout: float = 60.0) -> ServerProcess:
-        """Start the process and wait until ``/alive`` answers 200."""
+        """Start the process and wait until ``/alive`` answers 200.
+
+        A port this object chose itself can be taken by another process (a sandbox's
+        published port, an outgoing connection) between the probe and uvicorn's bind; the
+        start is then retried on a fresh port rather than failing the test."""
+        for attempt in range(3):
+            try:
+                return self._start_once(timeout)
+            except PortTaken:
+                if not self._port_chosen_here or attempt == 2:
+                    raise
+                self.process = None
+                self.port = free_port(self.host)
+        raise AssertionError("unreachable")
+
+    def _start_once(self, timeout: float) -> ServerProcess:
         assert self.process is None, "already started"
+        log_start = self.log_path.stat().st_size if self.log_path.exists() else 0
         log = open(self.log_path, "ab")  # noqa: SIM115 - the child owns it from here
         started = time.perf_counter()
         self.process = subprocess.Popen(
@@ -164,7 +185,16 @@ class ServerProcess:
             start_new_session=True,
         )
         log.close()
-        self.wait_alive(timeout)
+        try:
+            self.wait_alive(timeout)
+        except RuntimeError:
+            with open(self.log_path, "rb") as written:
+                written.seek(log_start)
+                if b"address already in use" in written.read():
+                    raise PortTaken(
+                        f"port {self.port} was taken before the server bound it:\n{self.log_tail()}"
+                    ) from None
+            raise
         self.started_in = time.perf_counter() - started
         return self
 
