@@ -55,6 +55,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 import httpx
 import socketio
 
+from bench._settings import scripted_llm_settings
 from openhands.events.action import CmdRunAction, MessageAction
 from openhands.events.event import EventSource
 from openhands.events.observation import CmdOutputMetadata, CmdOutputObservation
@@ -135,13 +136,7 @@ async def _first_message(server: ServerProcess, llm_url: str) -> float:
 
     sock.on("oh_event", on_event)
     async with httpx.AsyncClient(base_url=server.url, timeout=300) as http:
-        settings = {
-            "llm_model": "openai/test-model",
-            "llm_base_url": llm_url,
-            "llm_api_key": "bench",
-            "agent": "CodeActAgent",
-            "enable_default_condenser": False,
-        }
+        settings = scripted_llm_settings(llm_url)
         (await http.post("/api/settings", json=settings)).raise_for_status()
         started = time.perf_counter()
         created = await http.post("/api/conversations", json={"initial_user_msg": "Hi"})
@@ -366,13 +361,7 @@ def pool_table(
                     config, env, pool_log = _setup_of(kind, size, root, stack)
                     server = stack.enter_context(ServerProcess(root, config=config, env=env))
                     with httpx.Client(base_url=server.url, timeout=60) as client:
-                        settings = {
-                            "llm_model": "openai/test-model",
-                            "llm_base_url": llm.base_url,
-                            "llm_api_key": "bench",
-                            "agent": "CodeActAgent",
-                            "enable_default_condenser": False,
-                        }
+                        settings = scripted_llm_settings(llm.base_url)
                         client.post("/api/settings", json=settings).raise_for_status()
                     # Untimed: builds the image if missing; teaches the runtime API its template.
                     asyncio.run(_pool_run(server))
