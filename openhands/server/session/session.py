@@ -98,8 +98,12 @@ class Session:
         except MicroagentError as error:
             await self.send_error(f"Failed to create agent session: {error}")
         except Exception as error:
-            logger.exception("Failed to start the agent session of %s", self.sid)
-            await self.send_error(f"Failed to create agent session: {type(error).__name__}")
+            if self.agent_session.is_closed:
+                # Closed (stopped or deleted) while starting: the start's failure is expected.
+                logger.info("The start of %s ended by its close: %s", self.sid, error)
+            else:
+                logger.exception("Failed to start the agent session of %s", self.sid)
+                await self.send_error(f"Failed to create agent session: {type(error).__name__}")
         notify(self.monitoring_listener.on_agent_session_start, success, time.monotonic() - started)
 
     # --- events to the browser -----------------------------------------------------------
