@@ -1,7 +1,9 @@
 """OpenHands: an AI software agent working in a sandbox (a reimplementation of V0 0.59).
 
-Importing the package is cheap on purpose: it only works out the version. Everything else
-lives in the subpackages (``openhands.core``, ``openhands.events``, ``openhands.server``, …).
+Importing the package is cheap on purpose: even the version is worked out on first use of
+``openhands.__version__`` (a sandbox, which has no ``pyproject.toml`` beside the package, would
+otherwise import ``importlib.metadata`` on every start). Everything else lives in the
+subpackages (``openhands.core``, ``openhands.events``, ``openhands.server``, …).
 """
 
 from __future__ import annotations
@@ -52,4 +54,9 @@ def get_version() -> str:
     return "unknown"
 
 
-__version__ = get_version()
+def __getattr__(name: str) -> str:
+    if name == "__version__":
+        found = get_version()
+        globals()["__version__"] = found  # worked out once
+        return found
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
