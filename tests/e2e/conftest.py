@@ -392,6 +392,14 @@ def configured(e2e_server: E2EServer) -> E2EServer:
 # --------------------------------------------------------------------------------------
 
 
+@pytest.fixture
+def in_english_afterwards(configured: E2EServer) -> Iterator[E2EServer]:
+    """The configured server; the next test starts from the default UI language whatever
+    language this one stored."""
+    yield configured
+    configured.store_settings()
+
+
 @pytest.fixture(scope="session")
 def browser_context(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserContext]:
     if not Path(CHROMIUM).exists():

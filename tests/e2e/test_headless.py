@@ -10,16 +10,14 @@ runtime and on a real Docker sandbox.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.e2e.headless_run import headless_config, run_headless
 from tests.support.scripted_llm import ScriptedLLMServer, text, tool_call
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 TASK = "create hello.py that prints hello, then run it"
 
 
@@ -79,44 +77,11 @@ def test_headless_hello(tmp_path: Path, runtime: str, native: bool) -> None:
     hello_in_sandbox = "/workspace/hello.py" if runtime == "docker" else str(workspace / "hello.py")
     trajectory = tmp_path / "trajectory.json"
     with ScriptedLLMServer(_script(hello_in_sandbox, native)) as llm:
-        config = tmp_path / "config.toml"
-        config.write_text(
-            f"""
-[core]
-runtime = "{runtime}"
-workspace_base = "{workspace}"
-file_store = "local"
-file_store_path = "{tmp_path / "store"}"
-save_trajectory_path = "{trajectory}"
-max_iterations = 10
-enable_browser = false
-
-[llm]
-model = "openai/test-model"
-base_url = "{llm.base_url}"
-api_key = "test-key"
-num_retries = 0
-native_tool_calling = {"true" if native else "false"}
-
-[agent]
-enable_browsing = false
-enable_jupyter = false
-enable_plan_mode = false
-"""
+        config = headless_config(
+            tmp_path, llm_url=llm.base_url, runtime=runtime, native_tool_calling=native
         )
-        env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "LOG_LEVEL": "INFO"}
-        result = subprocess.run(
-            [sys.executable, "-m", "openhands.core.main", "--config-file", str(config), "-t", TASK],
-            cwd=REPO_ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
+        run_headless(config, TASK, timeout=600)
         requests = llm.completion_requests
-    output = result.stdout + result.stderr
-    assert result.returncode == 0, output[-4000:]
-    assert "ended in state finished" in output
 
     assert (workspace / "hello.py").read_text() == "print('hello')\n"
 

@@ -10,19 +10,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import secrets
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.e2e.headless_run import headless_config, run_headless
 from tests.support.scripted_llm import ScriptedLLMServer, tool_call
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(900)]
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 # A digest proves the value arrived without the value itself being echoed.
 DIGEST_COMMAND = 'printf %s "$GITHUB_TOKEN" | sha256sum'
 
@@ -37,51 +34,12 @@ def test_headless_run_gives_the_sandbox_the_github_token(tmp_path: Path) -> None
         tool_call("finish", {"message": "Checked."}),
     ]
     with ScriptedLLMServer(script) as llm:
-        config = tmp_path / "config.toml"
-        config.write_text(
-            f"""
-[core]
-runtime = "docker"
-workspace_base = "{workspace}"
-file_store = "local"
-file_store_path = "{tmp_path / "store"}"
-save_trajectory_path = "{trajectory}"
-max_iterations = 5
-enable_browser = false
-
-[llm]
-model = "openai/test-model"
-base_url = "{llm.base_url}"
-api_key = "test-key"
-num_retries = 0
-native_tool_calling = true
-
-[agent]
-enable_browsing = false
-enable_jupyter = false
-enable_plan_mode = false
-enable_mcp = false
-"""
+        config = headless_config(
+            tmp_path, llm_url=llm.base_url, max_iterations=5, extra="enable_mcp = false"
         )
-        env = {
-            **os.environ,
-            "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-            "LOG_LEVEL": "DEBUG",
-            "GITHUB_TOKEN": token,
-        }
-        command = [sys.executable, "-m", "openhands.core.main", "--config-file", str(config)]
-        result = subprocess.run(
-            [*command, "-t", "Check the token."],
-            cwd=REPO_ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=800,
-        )
+        env = {"LOG_LEVEL": "DEBUG", "GITHUB_TOKEN": token}
+        output = run_headless(config, "Check the token.", env=env)
         requests = llm.completion_requests
-    output = result.stdout + result.stderr
-    assert result.returncode == 0, output[-4000:]
-    assert "ended in state finished" in output
 
     events = json.loads(trajectory.read_text())
     ran = next(e for e in events if e.get("observation") == "run" and e["cause"] is not None)

@@ -13,19 +13,16 @@ page as Markdown.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.e2e.headless_run import headless_config, run_headless
 from tests.support.scripted_llm import ScriptedLLMServer, tool_call
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(900)]
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 PAGE_URL = "http://127.0.0.1:8765/page.html"
 PAGE = "<html><body><h1>Fetched from the sandbox</h1><p>tea and biscuits</p></body></html>"
 # Serves /workspace/site in the sandbox and returns once the page answers (not a fixed wait).
@@ -52,46 +49,9 @@ def _run(tmp_path: Path, mcp_section: str = "") -> tuple[str, list[dict[str, Any
         tool_call("finish", {"message": "Fetched."}),
     ]
     with ScriptedLLMServer(script) as llm:
-        config = tmp_path / "config.toml"
-        config.write_text(
-            f"""
-[core]
-runtime = "docker"
-workspace_base = "{workspace}"
-file_store = "local"
-file_store_path = "{tmp_path / "store"}"
-save_trajectory_path = "{trajectory}"
-max_iterations = 10
-enable_browser = false
-
-[llm]
-model = "openai/test-model"
-base_url = "{llm.base_url}"
-api_key = "test-key"
-num_retries = 0
-native_tool_calling = true
-
-[agent]
-enable_browsing = false
-enable_jupyter = false
-enable_plan_mode = false
-{mcp_section}
-"""
-        )
-        env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "LOG_LEVEL": "INFO"}
-        command = [sys.executable, "-m", "openhands.core.main", "--config-file", str(config)]
-        result = subprocess.run(
-            [*command, "-t", "Fetch the page the sandbox serves."],
-            cwd=REPO_ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=800,
-        )
+        config = headless_config(tmp_path, llm_url=llm.base_url, extra=mcp_section)
+        output = run_headless(config, "Fetch the page the sandbox serves.")
         requests = llm.completion_requests
-    output = result.stdout + result.stderr
-    assert result.returncode == 0, output[-4000:]
-    assert "ended in state finished" in output, output[-4000:]
     return output, json.loads(trajectory.read_text()), requests
 
 

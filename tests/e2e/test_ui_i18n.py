@@ -7,31 +7,11 @@ from the locale files, so the test checks the wiring, not a copy of the translat
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
-from functools import cache
-from typing import Any
-
-import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import FRONTEND, BrowserPage, E2EServer
+from tests.e2e.conftest import BrowserPage, E2EServer
+from tests.e2e.i18n_support import assert_reads_right_to_left, words
 from tests.e2e.test_ui_layout_a11y import DESKTOP, serious_violations
-
-LOCALES = FRONTEND / "src" / "i18n" / "locales"
-
-
-@cache
-def words(language: str, namespace: str) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((LOCALES / language / f"{namespace}.json").read_text())
-    return data
-
-
-@pytest.fixture
-def in_english_afterwards(configured: E2EServer) -> Iterator[E2EServer]:
-    yield configured
-    # The next test starts from the default language whatever happened here.
-    configured.store_settings()
 
 
 def choose_language(ui: BrowserPage, code: str) -> None:
@@ -81,12 +61,7 @@ def test_the_chosen_language_reaches_every_page_and_arabic_reads_right_to_left(
         words("ar", "home")["form"]["title"]
     )
     # Right to left: the sidebar, first in the reading order, sits right of the main area.
-    sidebar = page.get_by_test_id("sidebar").bounding_box()
-    main = page.locator("main").bounding_box()
-    assert sidebar is not None and main is not None
-    assert sidebar["x"] > main["x"], (sidebar, main)
-    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
-    assert overflow <= 0, overflow
+    assert_reads_right_to_left(page, "[data-testid=sidebar]", "main")
     assert serious_violations(page) == []
 
     choose_language(ui, "en")

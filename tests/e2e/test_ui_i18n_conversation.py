@@ -5,8 +5,6 @@ workspace tabs; Arabic turns the page right to left, the chat on the right of th
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from playwright.sync_api import expect
 
@@ -17,16 +15,10 @@ from tests.e2e.conftest import (
     start_from_home,
     wait_agent_state,
 )
+from tests.e2e.i18n_support import assert_reads_right_to_left, words
 from tests.support.scripted_llm import tool_call
 
 pytestmark = pytest.mark.docker
-
-
-@pytest.fixture
-def in_english_afterwards(configured: E2EServer) -> Iterator[E2EServer]:
-    yield configured
-    # The next test starts from the default language whatever happened here.
-    configured.store_settings()
 
 
 def test_conversation_page_speaks_japanese_then_arabic_right_to_left(
@@ -42,13 +34,21 @@ def test_conversation_page_speaks_japanese_then_arabic_right_to_left(
     expect(page.locator("html")).to_have_attribute("lang", "ja")
     expect(page.locator("html")).to_have_attribute("dir", "ltr")
     # The status line says the agent's state in Japanese.
-    expect(page.get_by_test_id("status-line")).to_contain_text("タスクが完了しました")
+    conversation = words("ja", "conversation")
+    finished = words("ja", "status")["agentSentence"]["finished"]
+    expect(page.get_by_test_id("status-line")).to_contain_text(finished)
     expect(page.get_by_test_id("chat-input")).to_have_attribute(
-        "placeholder", "エージェントへのメッセージ(Enter で送信、Shift+Enter で改行)"
+        "placeholder", conversation["chat"]["placeholder"]
     )
-    expect(page.get_by_test_id("tab-terminal")).to_have_text("ターミナル")
-    expect(page.get_by_test_id("tab-files")).to_have_text("ファイル")
-    expect(page.get_by_test_id("send-button")).to_have_attribute("aria-label", "メッセージを送信")
+    expect(page.get_by_test_id("tab-terminal")).to_have_text(
+        conversation["workspace"]["tabs"]["terminal"]
+    )
+    expect(page.get_by_test_id("tab-files")).to_have_text(
+        conversation["workspace"]["tabs"]["files"]
+    )
+    expect(page.get_by_test_id("send-button")).to_have_attribute(
+        "aria-label", conversation["chat"]["sendLabel"]
+    )
     # The agent's own words are shown as sent, never translated.
     expect(page.get_by_test_id("event-finish")).to_contain_text("Done: 完了")
 
@@ -56,19 +56,18 @@ def test_conversation_page_speaks_japanese_then_arabic_right_to_left(
     page.reload()
     expect(page.locator("html")).to_have_attribute("dir", "rtl")
     expect(page.locator("html")).to_have_attribute("lang", "ar")
-    expect(page.get_by_test_id("tab-terminal")).to_have_text("الطرفية")
-    expect(page.get_by_test_id("status-line")).to_contain_text("اكتملت المهمة")
+    arabic = words("ar", "conversation")
+    expect(page.get_by_test_id("tab-terminal")).to_have_text(
+        arabic["workspace"]["tabs"]["terminal"]
+    )
+    expect(page.get_by_test_id("status-line")).to_contain_text(
+        words("ar", "status")["agentSentence"]["finished"]
+    )
     expect(page.get_by_test_id("chat-input")).to_have_attribute(
-        "placeholder", "راسل الوكيل (Enter للإرسال، Shift+Enter لسطر جديد)"
+        "placeholder", arabic["chat"]["placeholder"]
     )
     # Right to left: the chat (first in the DOM) sits to the right of the workspace panel.
-    chat = page.locator(".chat-panel").bounding_box()
-    workspace = page.locator(".workspace-panel").bounding_box()
-    assert chat is not None and workspace is not None
-    assert chat["x"] > workspace["x"], (chat, workspace)
-    # Nothing sticks out sideways (an element parked off-screen to the left would in RTL).
-    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
-    assert overflow <= 0, overflow
+    assert_reads_right_to_left(page, ".chat-panel", ".workspace-panel")
     expect(page.get_by_test_id("event-finish")).to_be_visible()
     assert page.evaluate("getComputedStyle(document.body).direction") == "rtl"
     assert ui.page_errors == []
