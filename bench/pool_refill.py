@@ -186,8 +186,9 @@ async def _measure(server: ServerProcess) -> Phases:
             image = _sandbox_image(sid)
             bare: list[float] = []
             for _ in range(BARE_STARTS):
-                bare += await _echo_during(echo, lambda: _bare_container_start(image), index)
-                index += len(bare)
+                timings = await _echo_during(echo, lambda: _bare_container_start(image), index)
+                bare += timings
+                index += len(timings)
         finally:
             await echo.close()
         # Their sandboxes go with them (a stopped conversation's container is kept otherwise).
